@@ -1,0 +1,48 @@
+"""Frontier's engine: road graphs to integer CSR, and GPU/CPU shortest-path searches."""
+
+from ._backend import gpu_available
+from ._errors import (
+    BackendUnavailableError,
+    FrontierError,
+    GPUMemoryError,
+    GraphFormatError,
+    GraphNotFoundError,
+    NegativeWeightError,
+    NodeNotFoundError,
+    OfflineError,
+    ParameterError,
+    WeightOverflowError,
+)
+from .graph import CSRGraph, from_arcs
+from .io import load_graph
+from .methods import METHODS, Counters, Method
+from .recording import STATE_NAMES, Recording, Snapshot
+from .search import UNREACHABLE, SSSPResult, shortest_path_tree, sssp, stream
+
+__all__ = [
+    "METHODS",
+    "STATE_NAMES",
+    "UNREACHABLE",
+    "BackendUnavailableError",
+    "CSRGraph",
+    "Counters",
+    "FrontierError",
+    "GPUMemoryError",
+    "GraphFormatError",
+    "GraphNotFoundError",
+    "Method",
+    "NegativeWeightError",
+    "NodeNotFoundError",
+    "OfflineError",
+    "ParameterError",
+    "Recording",
+    "SSSPResult",
+    "Snapshot",
+    "WeightOverflowError",
+    "from_arcs",
+    "gpu_available",
+    "load_graph",
+    "shortest_path_tree",
+    "sssp",
+    "stream",
+]

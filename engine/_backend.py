@@ -1,0 +1,93 @@
+"""The only module that imports CuPy, lazily.
+
+Everything else asks this module whether a GPU is usable, for the array module (``xp``)
+and for compiled kernels, so that the engine imports and runs where CuPy is absent.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from ._errors import BackendUnavailableError
+
+KERNEL_DIR = Path(__file__).parent / "kernels"
+
+
+@functools.cache
+def _cupy_or_reason() -> tuple[ModuleType | None, str]:
+    if os.environ.get("FRONTIER_DISABLE_GPU"):
+        return None, "the GPU is disabled by FRONTIER_DISABLE_GPU"
+    try:
+        import cupy
+    except Exception as exc:  # ImportError, or a broken CUDA install raising anything
+        return None, f"CuPy is not installed ({type(exc).__name__})"
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None, "CUDA reports no GPU"
+    except Exception as exc:
+        return None, f"CUDA is not usable ({type(exc).__name__}: {exc})"
+    return cupy, ""
+
+
+def gpu_available() -> bool:
+    """Return whether CuPy is installed and a CUDA device can be used."""
+    return _cupy_or_reason()[0] is not None
+
+
+def cupy() -> ModuleType:
+    """Return the CuPy module, or raise `BackendUnavailableError` saying why not."""
+    cp, reason = _cupy_or_reason()
+    if cp is None:
+        msg = f"backend 'gpu' is not available: {reason}; use --backend cpu (or auto)"
+        raise BackendUnavailableError(msg)
+    return cp
+
+
+def array_module(backend: str) -> ModuleType:
+    """Return ``numpy`` for the CPU backend and ``cupy`` for the GPU backend."""
+    return cupy() if backend == "gpu" else np
+
+
+def device_name(backend: str) -> str:
+    """Return a human-readable name of the device running ``backend``."""
+    if backend != "gpu":
+        import platform
+
+        return f"CPU ({platform.processor() or platform.machine()}, NumPy {np.__version__})"
+    cp = cupy()
+    props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    name = props["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def free_gpu_memory() -> int:
+    """Return the free memory of the current GPU in bytes, counting CuPy's pooled blocks."""
+    cp = cupy()
+    free, _total = cp.cuda.runtime.memGetInfo()
+    return int(free) + int(cp.get_default_memory_pool().free_bytes())
+
+
+def multiprocessor_count() -> int:
+    """Return the number of streaming multiprocessors of the current GPU."""
+    cp = cupy()
+    return int(cp.cuda.Device().attributes["MultiProcessorCount"])
+
+
+@functools.cache
+def kernel_module(filename: str, name_expressions: tuple[str, ...]):
+    """Compile ``kernels/filename`` once per process and return the CuPy ``RawModule``."""
+    cp = cupy()
+    source = (KERNEL_DIR / filename).read_text()
+    module = cp.RawModule(
+        code=source,
+        options=("-std=c++17",),
+        name_expressions=name_expressions,
+        enable_cooperative_groups=True,
+    )
+    module.compile()
+    return module

@@ -1,0 +1,205 @@
+"""The NumPy twin of the GPU kernels: the same iterations, filters and counters.
+
+Each iteration is an *advance* (relax the arcs of every node in the near frontier) and a
+*filter* (improved nodes below the threshold form the next frontier, the others go on the
+far pile). When the frontier empties the phase ends: Δ-stepping relaxes the heavy arcs of
+the bucket it just finished, the nodes of the band are settled, and the far pile is
+compacted (settled entries and duplicates dropped with a bitmask) into the next frontier,
+whose threshold is the first multiple of Δ above the smallest far distance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .recording import BUCKET_BINS, FRAME_FIELDS, Recording
+from .methods import Counters, RunSpec
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+class _CpuSearch:
+    def __init__(self, spec: RunSpec):
+        g = spec.graph
+        self.spec = spec
+        self.indptr = g.indptr
+        self.indices = g.indices.astype(np.int64)
+        self.weights = g.weights
+        self.ends = g.light_end(spec.delta) if spec.light_heavy else g.indptr[1:]
+        self.inf = np.iinfo(spec.dtype).max
+        self.dist = np.full(g.n_nodes, self.inf, dtype=spec.dtype)
+        self.c = Counters()
+        self.rec = spec.recording
+        self.track_band = spec.light_heavy or self.rec is not None
+        self.in_band = np.zeros(g.n_nodes, dtype=bool) if self.track_band else None
+        self.band: list[np.ndarray] = []
+        self.pile: list[np.ndarray] = []
+        self.reached = self.neared = self.settled = 0
+        self.settled_below = int(self.inf)
+
+    # -- advance -------------------------------------------------------------------------
+    def relax(self, nodes: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """Relax arcs ``starts[i]:stops[i]`` of ``nodes[i]``; return the improved nodes."""
+        deg = stops - starts
+        total = int(deg.sum())
+        self.c.edges_relaxed += total
+        if total == 0:
+            return _EMPTY
+        first = np.repeat(starts - np.cumsum(deg) + deg, deg)
+        arcs = first + np.arange(total)
+        heads = self.indices[arcs]
+        cand = np.repeat(self.dist[nodes], deg) + self.weights[arcs]
+        better = cand < self.dist[heads]
+        heads, cand = heads[better], cand[better]
+        self.c.improving_relaxations += int(heads.size)
+        if heads.size == 0:
+            return _EMPTY
+        improved = np.unique(heads)
+        if self.rec is not None:
+            fresh = improved[self.dist[improved] == self.inf]
+            self.rec.reached_at[fresh] = self.c.iterations
+            self.reached += int(fresh.size)
+        np.minimum.at(self.dist, heads, cand)
+        return improved
+
+    def enter_near(self, nodes: np.ndarray) -> None:
+        """Record nodes that became near for the first time (the band of this phase)."""
+        if not self.track_band or nodes.size == 0:
+            return
+        new = nodes[~self.in_band[nodes]]
+        self.in_band[new] = True
+        self.band.append(new)
+        if self.rec is not None:
+            self.rec.near_at[new] = self.c.iterations
+            self.neared += int(new.size)
+
+    # -- filter --------------------------------------------------------------------------
+    def split(self, improved: np.ndarray, hi) -> np.ndarray:
+        near = self.dist[improved] < hi
+        self.enter_near(improved[near])
+        if not near.all():
+            self.pile.append(improved[~near])
+        return improved[near]
+
+    def pile_nodes(self) -> np.ndarray:
+        return np.concatenate(self.pile) if self.pile else _EMPTY
+
+    def end_phase(self, lo, hi, target: int | None) -> tuple[np.ndarray, object, object, bool]:
+        """Settle the band and compact the far pile; return (frontier, lo, hi, done)."""
+        spec, c = self.spec, self.c
+        band = np.concatenate(self.band) if self.band else _EMPTY
+        if spec.light_heavy and band.size:
+            heavy = self.relax(band, self.ends[band], self.indptr[band + 1])
+            self.split(heavy, hi)  # heavy arcs are longer than Δ: all land beyond hi
+        if self.rec is not None:
+            self.rec.settled_at[band] = c.iterations
+            self.settled += int(band.size)
+        self.band = []
+        if target is not None and self.dist[target] < hi:
+            self.settled_below = int(hi)
+            return _EMPTY, hi, hi, True
+        pile = self.pile_nodes()
+        self.pile = []
+        live = self.dist[pile] >= hi
+        c.stale_dropped += int(pile.size - np.count_nonzero(live))
+        pile = pile[live]
+        # Compaction: one copy of each node (the GPU finds first copies with a bitmask).
+        unique = np.unique(pile)
+        c.duplicates_dropped += int(pile.size - unique.size)
+        pile = unique
+        if pile.size == 0:
+            return _EMPTY, hi, hi, True
+        c.far_compactions += 1
+        c.phases += 1
+        delta = spec.delta
+        new_lo = (int(self.dist[pile].min()) // delta) * delta
+        new_hi = min(new_lo + delta, int(self.inf))
+        near = self.dist[pile] < new_hi
+        frontier = pile[near]
+        if not near.all():
+            self.pile.append(pile[~near])
+        self.enter_near(frontier)
+        return frontier, new_lo, new_hi, False
+
+    # -- recording -----------------------------------------------------------------------
+    def frame_row(self, lo, hi, frontier_size: int) -> list[int]:
+        c = self.c
+        pile = sum(p.size for p in self.pile)
+        values = {
+            "iteration": c.iterations,
+            "phase": c.phases,
+            "lo": int(lo),
+            "hi": int(hi),
+            "frontier": frontier_size,
+            "far_pile": pile,
+            "edges_relaxed": c.edges_relaxed,
+            "improving": c.improving_relaxations,
+            "reached": self.reached,
+            "neared": self.neared,
+            "settled": self.settled,
+        }
+        return [values[k] for k in FRAME_FIELDS]
+
+    def bucket_row(self, lo, hi) -> np.ndarray:
+        bins = np.zeros(BUCKET_BINS, dtype=np.int64)
+        bins[0] = self.neared - self.settled
+        pile = np.unique(self.pile_nodes())
+        far = self.dist[pile]
+        far = far[far >= hi].astype(np.int64)
+        if far.size:
+            offset = np.minimum(far // self.spec.delta - int(lo) // self.spec.delta,
+                                BUCKET_BINS - 1)
+            bins += np.bincount(offset, minlength=BUCKET_BINS)
+        return bins
+
+    # -- driver --------------------------------------------------------------------------
+    def run(self, on_batch: Callable[[], None] | None) -> tuple[np.ndarray, Counters, int]:
+        spec, c, rec = self.spec, self.c, self.rec
+        s = spec.source
+        self.dist[s] = 0
+        lo, hi = 0, spec.initial_hi(self.inf)
+        frontier = np.array([s], dtype=np.int64)
+        c.phases = 1
+        if rec is not None:
+            rec.reached_at[s] = 0
+            self.reached = 1
+        self.enter_near(frontier)
+        rows, buckets = [], []
+
+        def emit(frontier_size: int) -> None:
+            if rec is not None:
+                rows.append(self.frame_row(lo, hi, frontier_size))
+                if spec.light_heavy:
+                    buckets.append(self.bucket_row(lo, hi))
+
+        def flush() -> None:
+            if rec is not None and rows:
+                rec.append(np.array(rows), np.array(buckets) if spec.light_heavy else None)
+                rows.clear()
+                buckets.clear()
+                if on_batch is not None:
+                    on_batch()
+
+        emit(0)
+        done = False
+        while not done:
+            for _ in range(spec.batch_size):
+                c.iterations += 1
+                size = frontier.size
+                improved = self.relax(frontier, self.indptr[frontier], self.ends[frontier])
+                frontier = self.split(improved, hi)
+                if frontier.size == 0:
+                    frontier, lo, hi, done = self.end_phase(lo, hi, spec.target)
+                emit(size)
+                if done:
+                    break
+            c.host_syncs += 1
+            flush()
+        return self.dist, c, self.settled_below
+
+
+def run(spec: RunSpec, on_batch: Callable[[], None] | None = None):
+    """Run one search on the CPU; return (distances, counters, settled_below)."""
+    return _CpuSearch(spec).run(on_batch)

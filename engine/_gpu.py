@@ -1,0 +1,194 @@
+"""Launcher of the CUDA frontier kernel (engine/kernels/frontier.cu) through CuPy.
+
+The graph is uploaded once and kept on the device for as long as the `CSRGraph` lives.
+Each call to the kernel is one cooperative launch running up to ``batch_size`` iterations;
+the host then reads the control block (one synchronisation per batch) and, when recording,
+the frame rows and node stamps of that batch.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from collections.abc import Callable
+
+import numpy as np
+
+from . import _backend
+from ._errors import GPUMemoryError
+from .graph import CSRGraph
+from .methods import Counters, RunSpec
+from .recording import BUCKET_BINS, FRAME_FIELDS
+
+KERNEL_FILE = "frontier.cu"
+_NAMES = {
+    np.dtype(np.uint32): "frontier_batch<unsigned int>",
+    np.dtype(np.uint64): "frontier_batch<unsigned long long>",
+}
+BLOCK = 256
+C_CNT0, C_PILE, C_NEWPILE, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
+C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
+C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN = 16, 17, 18, 19, 20
+C_REACHED, C_NEARED, C_SETTLED, C_SLOTS = 21, 22, 23, 32
+
+_uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class _DeviceGraph:
+    def __init__(self, graph: CSRGraph):
+        cp = _backend.cupy()
+        self.indptr = cp.asarray(graph.indptr)
+        self.indices = cp.asarray(graph.indices)
+        self.weights = cp.asarray(graph.weights)
+        self.light: dict[int, object] = {}
+
+    def light_end(self, graph: CSRGraph, delta: int | None):
+        if delta is None:
+            return self.indptr[1:]
+        if delta not in self.light:
+            self.light[delta] = _backend.cupy().asarray(graph.light_end(delta))
+        return self.light[delta]
+
+
+def required_bytes(graph: CSRGraph, dtype: np.dtype, *, recording: bool) -> int:
+    """Device memory one search needs: graph, distances, queues, marks, stamps."""
+    n, m = graph.n_nodes, graph.n_arcs
+    graph_bytes = 8 * (n + 1) * 2 + 4 * m * 2
+    work = dtype.itemsize * n + 4 * (2 * n + 2 * (n + m) + 2 * n)
+    return graph_bytes + work + (12 * n if recording else 0)
+
+
+def check_fits(required: int, free: int) -> None:
+    """Raise `GPUMemoryError` when ``required`` bytes exceed ``free`` (with a margin)."""
+    if required > 0.9 * free:
+        msg = (
+            f"the graph needs about {required / 2**30:.2f} GiB of GPU memory but only "
+            f"{free / 2**30:.2f} GiB is free; use --backend cpu or a smaller graph"
+        )
+        raise GPUMemoryError(msg)
+
+
+def prepare(graph: CSRGraph, spec: RunSpec) -> float:
+    """Upload the graph and compile the kernel if not done yet; return the seconds spent."""
+    start = time.perf_counter()
+    if graph not in _uploads:
+        check_fits(
+            required_bytes(graph, spec.dtype, recording=spec.recording is not None),
+            _backend.free_gpu_memory(),
+        )
+        _uploads[graph] = _DeviceGraph(graph)
+    _backend.kernel_module(KERNEL_FILE, tuple(_NAMES.values()))
+    _backend.cupy().cuda.Device().synchronize()
+    return time.perf_counter() - start
+
+
+def _grid(kernel) -> int:
+    regs = max(int(kernel.num_regs), 1)
+    per_warp = -(-regs * 32 // 256) * 256
+    by_regs = 65536 // (per_warp * (BLOCK // 32))
+    return _backend.multiprocessor_count() * max(1, min(2, by_regs))
+
+
+def run(spec: RunSpec, on_batch: Callable[[], None] | None = None, *, pile_capacity=None):
+    """Run one search on the GPU; return (distances, counters, settled_below)."""
+    cp = _backend.cupy()
+    graph, dtype, rec = spec.graph, spec.dtype, spec.recording
+    dev = _uploads[graph]
+    n = graph.n_nodes
+    inf = int(np.iinfo(dtype).max)
+    kernel = _backend.kernel_module(KERNEL_FILE, tuple(_NAMES.values())).get_function(
+        _NAMES[dtype]
+    )
+    track_band = spec.light_heavy or rec is not None
+    cap = int(pile_capacity if pile_capacity is not None else n + graph.n_arcs)
+
+    dist = cp.full(n, inf, dtype=dtype)
+    dist[spec.source] = 0
+    fronts = [cp.empty(n, dtype=np.int32) for _ in range(2)]
+    fronts[0][0] = spec.source
+    piles = [cp.empty(max(cap, n), dtype=np.int32) for _ in range(2)]
+    mark = cp.zeros(n, dtype=np.int32)
+    band = cp.empty(n, dtype=np.int32) if track_band else None
+    near_at = cp.full(n, -1, dtype=np.int32) if track_band else None
+    reached_at = settled_at = frames = buckets = None
+    ctl = np.zeros(C_SLOTS, dtype=np.uint64)
+    ctl[C_CNT0] = 1
+    ctl[C_PHASE] = 1
+    ctl[C_HI] = spec.initial_hi(inf)
+    ctl[C_PMIN] = inf
+    if track_band:
+        band[0] = spec.source
+        near_at[spec.source] = 0
+        ctl[C_BAND] = 1
+    if rec is not None:
+        reached_at = cp.full(n, -1, dtype=np.int32)
+        settled_at = cp.full(n, -1, dtype=np.int32)
+        reached_at[spec.source] = 0
+        ctl[C_REACHED] = ctl[C_NEARED] = 1
+        frames = cp.zeros((spec.batch_size, len(FRAME_FIELDS)), dtype=np.int64)
+        if spec.light_heavy:
+            buckets = cp.zeros((spec.batch_size, BUCKET_BINS), dtype=np.int64)
+        rec.append(_initial_row(spec), _initial_buckets() if spec.light_heavy else None)
+    ctl_dev = cp.asarray(ctl)
+
+    null = 0
+    light_end = dev.light_end(graph, spec.delta if spec.light_heavy else None)
+    scalar = dtype.type
+    args = (
+        dev.indptr, light_end, dev.indices, dev.weights, dist, fronts[0], fronts[1],
+        piles[0], piles[1], np.int64(cap), band if band is not None else null, mark,
+        reached_at if reached_at is not None else null,
+        near_at if near_at is not None else null,
+        settled_at if settled_at is not None else null,
+        ctl_dev, frames if frames is not None else null,
+        buckets if buckets is not None else null,
+        np.int64(n), scalar(spec.delta), np.int64(-1 if spec.target is None else spec.target),
+        np.int32(spec.light_heavy), np.int32(spec.batch_size),
+    )
+    grid = _grid(kernel)
+    host_syncs = 0
+    done_iter = 0
+    while True:
+        kernel((grid,), (BLOCK,), args)
+        state = ctl_dev.get()  # the one host synchronisation of this batch
+        host_syncs += 1
+        iterations = int(state[C_ITER])
+        if rec is not None:
+            k = iterations - done_iter
+            rec.reached_at[:] = reached_at.get()
+            rec.near_at[:] = near_at.get()
+            rec.settled_at[:] = settled_at.get()
+            rec.append(frames[:k].get(), buckets[:k].get() if buckets is not None else None)
+            if buckets is not None:
+                buckets.fill(0)
+            if on_batch is not None:
+                on_batch()
+        done_iter = iterations
+        if state[C_DONE]:
+            break
+    counters = Counters(
+        iterations=iterations,
+        phases=int(state[C_PHASE]),
+        host_syncs=host_syncs,
+        edges_relaxed=int(state[C_EDGES]),
+        improving_relaxations=int(state[C_IMPROVED]),
+        far_compactions=int(state[C_COMPACT]),
+        duplicates_dropped=int(state[C_DUPS]),
+        stale_dropped=int(state[C_STALE]),
+        pile_rebuilds=int(state[C_REBUILDS]),
+    )
+    settled_below = int(state[C_LO]) if state[C_DONE] == 2 else inf
+    return dist.get(), counters, settled_below
+
+
+def _initial_row(spec: RunSpec) -> np.ndarray:
+    inf = int(np.iinfo(spec.dtype).max)
+    values = dict.fromkeys(FRAME_FIELDS, 0)
+    values |= {"phase": 1, "hi": spec.initial_hi(inf), "reached": 1, "neared": 1}
+    return np.array([[values[k] for k in FRAME_FIELDS]], dtype=np.int64)
+
+
+def _initial_buckets() -> np.ndarray:
+    bins = np.zeros((1, BUCKET_BINS), dtype=np.int64)
+    bins[0, 0] = 1
+    return bins

@@ -1,0 +1,65 @@
+"""Checks of user input, each failing with a one-line message saying what to do."""
+
+from __future__ import annotations
+
+import numbers
+
+from ._errors import NodeNotFoundError, ParameterError
+from .graph import CSRGraph
+from .methods import BACKENDS, METHODS, Method
+
+
+def method(name: str) -> Method:
+    """Return the registered method called ``name``."""
+    try:
+        return METHODS[name]
+    except (KeyError, TypeError):
+        known = ", ".join(METHODS)
+        msg = f"unknown method {name!r}; known methods: {known}"
+        raise ParameterError(msg) from None
+
+
+def backend(name: str) -> str:
+    """Return ``name`` if it is a known backend."""
+    if name not in BACKENDS:
+        msg = f"unknown backend {name!r}; known backends: {', '.join(BACKENDS)}"
+        raise ParameterError(msg)
+    return name
+
+
+def _integer(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        msg = f"{what} must be an integer, got {value!r}"
+        raise ParameterError(msg)
+    return int(value)
+
+
+def delta(value, graph: CSRGraph) -> int:
+    """Return Δ: ``"auto"`` gives the graph's heuristic value; an integer must be ≥ 1."""
+    if value == "auto":
+        return graph.auto_delta()
+    value = _integer(value, "delta")
+    if value < 1:
+        msg = f"delta must be ≥ 1 (or 'auto'), got {value}"
+        raise ParameterError(msg)
+    return value
+
+
+def batch_size(value) -> int:
+    """Return the batch size if it is an integer ≥ 1."""
+    value = _integer(value, "batch size")
+    if value < 1:
+        msg = f"batch size must be ≥ 1, got {value}"
+        raise ParameterError(msg)
+    return value
+
+
+def node(value, graph: CSRGraph, what: str) -> int:
+    """Return ``value`` if it is a CSR index of ``graph``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        msg = f"{what} must be a node index (int), got {value!r}; use graph.index_of(id)"
+        raise NodeNotFoundError(msg)
+    if not 0 <= value < graph.n_nodes:
+        msg = f"{what} {value} is not a node index of a graph with {graph.n_nodes} nodes"
+        raise NodeNotFoundError(msg)
+    return int(value)

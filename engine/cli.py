@@ -1,0 +1,162 @@
+"""The ``frontier`` command line: ``frontier solve`` and ``frontier info``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import io, osm
+from ._errors import FrontierError, ParameterError
+from .methods import BACKENDS, METHODS
+from .search import DEFAULT_BATCH, UNREACHABLE, sssp
+
+EPILOG = (
+    "GRAPH is 'helsinki' (the embedded default, © OpenStreetMap contributors), "
+    "'place:NAME' (osmnx download), or a file: .osm.pbf, .osm[.gz|.bz2], .graphml, "
+    "DIMACS .gr or PACE (plain, .gz, .xz)."
+)
+
+
+def _graph_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("graph", metavar="GRAPH", help="graph to load (see below)")
+    p.add_argument("--network", default=io.DEFAULT_NETWORK, choices=list(osm.NETWORKS),
+                   help="OSM network type (default: %(default)s)")
+    p.add_argument("--weight", default=io.DEFAULT_WEIGHT, choices=list(osm.WEIGHTS),
+                   help="OSM weight: length in cm or travel_time in ms (default: %(default)s)")
+    p.add_argument("--weights", metavar="unit|random:SEED",
+                   help="DIMACS/PACE: unit weights or seeded random weights in 1..1000")
+    p.add_argument("--no-cache", action="store_true", help="ignore the graph cache")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def _delta(text: str):
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        msg = f"--delta must be an integer ≥ 1 or 'auto', got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def _batch(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        msg = f"--batch must be an integer ≥ 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="frontier",
+        description="Shortest-path searches (Near-Far, Δ-stepping, Bellman-Ford, Dijkstra) "
+        "on road graphs, on the GPU or the CPU.",
+        epilog=EPILOG,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    methods = "; ".join(f"{m.name}: {m.summary}" for m in METHODS.values())
+    solve = sub.add_parser("solve", help="run one search", epilog=EPILOG,
+                           description=f"Run one shortest-path search. Methods: {methods}.")
+    _graph_options(solve)
+    solve.add_argument("--source", metavar="ID",
+                       help="source node id as in the data (default: the first node)")
+    solve.add_argument("--target", metavar="ID", help="stop once this node's distance is final")
+    solve.add_argument("--method", default="near_far", metavar="M",
+                       help=f"one of {', '.join(METHODS)} (default: %(default)s)")
+    solve.add_argument("--delta", default="auto", type=_delta, metavar="N|auto",
+                       help="bucket width Δ (default: auto, Davidson's c·w̄/d̄)")
+    solve.add_argument("--batch", default=DEFAULT_BATCH, type=_batch, metavar="N",
+                       help="relax iterations between host checks (default: %(default)s)")
+    solve.add_argument("--backend", default="auto", metavar="B",
+                       help=f"one of {', '.join(BACKENDS)} (default: %(default)s)")
+    solve.add_argument("--out", metavar="FILE.npz",
+                       help="write node_ids, dist and pred (-1: none) to this file")
+    info = sub.add_parser("info", help="describe a graph", epilog=EPILOG,
+                          description="Nodes, arcs, weight statistics and the auto Δ.")
+    _graph_options(info)
+    return parser
+
+
+def _load(args):
+    return io.load_graph(args.graph, network=args.network, weight=args.weight,
+                         weights=args.weights, cache=not args.no_cache)
+
+
+def _info(args) -> int:
+    stats = _load(args).summary()
+    if args.json:
+        print(json.dumps(stats, indent=2))
+    else:
+        width = max(map(len, stats))
+        for key, value in stats.items():
+            print(f"{key:<{width}}  {value}")
+    return 0
+
+
+def _solve(args) -> int:
+    graph = _load(args)
+    source = graph.index_of(args.source) if args.source is not None else 0
+    target = graph.index_of(args.target) if args.target is not None else None
+    out = Path(args.out) if args.out else None
+    if out is not None and not out.parent.is_dir():
+        msg = f"cannot write {args.out}: folder {str(out.parent)!r} does not exist"
+        raise ParameterError(msg)
+    result = sssp(graph, source, method=args.method, backend=args.backend, delta=args.delta,
+                  batch_size=args.batch, target=target)
+    summary = result.summary()
+    if target is not None:
+        summary["path_hops"] = max(len(result.path_to(target)) - 1, 0) if (
+            result.distances[target] != UNREACHABLE) else None
+    if out is not None:
+        np.savez(out, node_ids=graph.node_ids, dist=result.distances,
+                 pred=result.predecessors)
+        summary["out"] = str(out)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    unit = graph.weight_unit
+    print(f"graph      {graph.name}: {graph.n_nodes} nodes, {graph.n_arcs} arcs, "
+          f"weights {graph.weight_kind} ({unit})")
+    print(f"method     {result.method} on {result.backend} ({result.device}), "
+          f"Δ={result.delta}, batch={result.batch_size}")
+    print(f"source     {summary['source_id']}; reached {summary['reached']} nodes")
+    c = result.counters
+    print(f"work       {c.iterations} iterations, {c.phases} phases, {c.host_syncs} host syncs, "
+          f"{c.edges_relaxed} arcs relaxed ({c.improving_relaxations} improving)")
+    print(f"far pile   {c.far_compactions} compactions, {c.duplicates_dropped} duplicates and "
+          f"{c.stale_dropped} settled entries dropped")
+    print(f"time       {result.elapsed_s * 1e3:.2f} ms")
+    if target is not None:
+        d = summary.get("target_distance")
+        text = "unreachable" if d is None else f"{d} {unit}, {summary['path_hops']} hops"
+        print(f"target     {summary['target_id']}: {text}")
+    if out is not None:
+        print(f"wrote      {out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``frontier`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _info(args) if args.command == "info" else _solve(args)
+    except FrontierError as exc:
+        print(f"frontier: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"frontier: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("frontier: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,299 @@
+"""The integer-weight CSR graph every search runs on.
+
+Weights are unsigned 32-bit integers. For OSM graphs they are fixed-point units:
+
+* ``weight="length"``: centimetres (metres × 100, rounded);
+* ``weight="travel_time"``: milliseconds (seconds × 1000, rounded).
+
+DIMACS and PACE files keep their integer weights (or get unit or seeded random ones).
+Each node's arcs are sorted by weight, so the light arcs (weight ≤ Δ) of Δ-stepping are a
+prefix of every row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+import numpy as np
+
+from ._errors import NegativeWeightError, NodeNotFoundError, WeightOverflowError
+
+#: Largest weight a graph may carry (uint32).
+MAX_WEIGHT = int(np.iinfo(np.uint32).max)
+
+#: The constant ``c`` of Davidson et al.'s heuristic Δ = c·w̄/d̄ (one warp's worth of work).
+AUTO_DELTA_C = 32
+
+#: Units of the integer weights, by weight kind.
+WEIGHT_UNITS = {
+    "length": "cm",
+    "travel_time": "ms",
+    "file": "as in the file",
+    "unit": "1 per arc",
+}
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class CSRGraph:
+    """A directed graph in compressed sparse row form with integer weights.
+
+    Attributes
+    ----------
+    indptr : numpy.ndarray
+        ``int64`` array of length ``n + 1``; row ``u`` holds arcs ``indptr[u]:indptr[u+1]``.
+    indices : numpy.ndarray
+        ``int32`` heads of the arcs.
+    weights : numpy.ndarray
+        ``uint32`` arc weights, ascending within each row.
+    node_ids : numpy.ndarray
+        ``int64`` ids of the nodes in the source data (OSM ids, DIMACS ids).
+    lon, lat : numpy.ndarray or None
+        Coordinates in degrees (WGS84) when the source has them.
+    name : str
+        A short description of where the graph came from.
+    weight_kind : str
+        ``"length"``, ``"travel_time"``, ``"file"``, ``"unit"`` or ``"random:SEED"``.
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray
+    node_ids: np.ndarray
+    lon: np.ndarray | None = None
+    lat: np.ndarray | None = None
+    name: str = ""
+    weight_kind: str = "file"
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes."""
+        return int(self.indptr.size - 1)
+
+    @property
+    def n_arcs(self) -> int:
+        """Number of directed arcs (after parallel arcs were merged)."""
+        return int(self.indices.size)
+
+    @property
+    def weight_unit(self) -> str:
+        """The unit of the integer weights, in words."""
+        if self.weight_kind.startswith("random:"):
+            return "seeded random integer in 1..1000"
+        return WEIGHT_UNITS.get(self.weight_kind, "")
+
+    @functools.cached_property
+    def _id_lookup(self) -> dict[int, int]:
+        return {int(v): i for i, v in enumerate(self.node_ids)}
+
+    def index_of(self, node_id: Any) -> int:
+        """Return the CSR index of the node whose source id is ``node_id``.
+
+        Raises
+        ------
+        NodeNotFoundError
+            If no node has that id.
+        """
+        try:
+            key = int(node_id)
+        except (TypeError, ValueError):
+            msg = f"node id {node_id!r} is not an integer; give an id as in the source data"
+            raise NodeNotFoundError(msg) from None
+        index = self._id_lookup.get(key)
+        if index is None:
+            msg = (
+                f"node id {key} is not in graph '{self.name}' ({self.n_nodes} nodes); "
+                "`frontier info` shows the id range"
+            )
+            raise NodeNotFoundError(msg)
+        return index
+
+    @functools.cached_property
+    def mercator(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Web Mercator (EPSG:3857) coordinates in metres, or None without coordinates."""
+        if self.lon is None or self.lat is None:
+            return None
+        radius = 6378137.0
+        x = np.radians(self.lon) * radius
+        lat = np.clip(self.lat, -85.05112878, 85.05112878)
+        y = np.log(np.tan(np.pi / 4 + np.radians(lat) / 2)) * radius
+        return x, y
+
+    @functools.cached_property
+    def sources(self) -> np.ndarray:
+        """``int32`` tail of every arc (the row of each entry of ``indices``)."""
+        return np.repeat(np.arange(self.n_nodes, dtype=np.int32), np.diff(self.indptr))
+
+    def distance_bound(self) -> int:
+        """An upper bound on any shortest-path distance: the weight of a longest simple path."""
+        if self.n_arcs == 0:
+            return 0
+        by_sum = int(self.weights.sum(dtype=np.uint64))
+        by_max = int(self.weights.max()) * max(self.n_nodes - 1, 0)
+        return min(by_sum, by_max)
+
+    def distance_dtype(self) -> np.dtype:
+        """``uint32`` when every distance fits below its sentinel, else ``uint64``."""
+        if self.distance_bound() < int(np.iinfo(np.uint32).max):
+            return np.dtype(np.uint32)
+        return np.dtype(np.uint64)
+
+    def auto_delta(self) -> int:
+        """Davidson et al.'s heuristic Δ = c·w̄/d̄ (c = `AUTO_DELTA_C`), at least 1."""
+        if self.n_arcs == 0:
+            return 1
+        mean_weight = float(self.weights.mean())
+        mean_degree = self.n_arcs / max(self.n_nodes, 1)
+        return max(1, round(AUTO_DELTA_C * mean_weight / mean_degree))
+
+    def light_end(self, delta: int) -> np.ndarray:
+        """End of each row's light arcs (weight ≤ ``delta``), as ``int64`` positions."""
+        light = np.concatenate(([0], np.cumsum(self.weights <= delta, dtype=np.int64)))
+        return self.indptr[:-1] + (light[self.indptr[1:]] - light[self.indptr[:-1]])
+
+    def scipy_matrix(self):
+        """The graph as a ``scipy.sparse.csr_array`` (zero weights kept as explicit zeros)."""
+        from scipy.sparse import csr_array
+
+        # csgraph treats explicit zeros of a sparse matrix as arcs of weight zero.
+        return csr_array(
+            (self.weights.astype(np.float64), self.indices, self.indptr),
+            shape=(self.n_nodes, self.n_nodes),
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """Nodes, arcs, weight statistics and the auto Δ, as a JSON-ready dict."""
+        w = self.weights
+        stats: dict[str, Any] = {
+            "name": self.name,
+            "nodes": self.n_nodes,
+            "arcs": self.n_arcs,
+            "weight": self.weight_kind,
+            "weight_unit": self.weight_unit,
+            "node_id_min": int(self.node_ids.min()) if self.n_nodes else None,
+            "node_id_max": int(self.node_ids.max()) if self.n_nodes else None,
+            "has_coordinates": self.lon is not None,
+            "mean_out_degree": round(self.n_arcs / max(self.n_nodes, 1), 4),
+            "auto_delta": self.auto_delta(),
+            "distance_dtype": str(self.distance_dtype()),
+        }
+        if w.size:
+            stats |= {
+                "weight_min": int(w.min()),
+                "weight_max": int(w.max()),
+                "weight_mean": round(float(w.mean()), 3),
+                "zero_weight_arcs": int(np.count_nonzero(w == 0)),
+            }
+        return stats
+
+
+def from_arcs(
+    n_nodes: int,
+    tails: np.ndarray,
+    heads: np.ndarray,
+    weights: np.ndarray,
+    *,
+    node_ids: np.ndarray | None = None,
+    lon: np.ndarray | None = None,
+    lat: np.ndarray | None = None,
+    name: str = "",
+    weight_kind: str = "file",
+) -> CSRGraph:
+    """Build a `CSRGraph` from arc lists.
+
+    Parallel arcs are merged keeping the lightest; self loops are kept (they never improve a
+    distance); every row is sorted by weight.
+
+    Parameters
+    ----------
+    n_nodes : int
+        Number of nodes; arcs use indices ``0..n_nodes-1``.
+    tails, heads : array_like of int
+        Arc endpoints.
+    weights : array_like of int
+        Non-negative integer weights, at most `MAX_WEIGHT`.
+
+    Raises
+    ------
+    NegativeWeightError
+        If a weight is negative.
+    WeightOverflowError
+        If a weight exceeds `MAX_WEIGHT`.
+    """
+    tails = np.asarray(tails, dtype=np.int64)
+    heads = np.asarray(heads, dtype=np.int64)
+    weights = np.asarray(weights)
+    if weights.size and weights.dtype.kind == "f":
+        if not np.all(np.isfinite(weights)):
+            msg = "a weight is NaN or infinite; every arc needs a finite weight"
+            raise NegativeWeightError(msg)
+        weights = np.rint(weights)
+    if weights.size and weights.min() < 0:
+        k = int(np.argmin(weights))
+        msg = (
+            f"negative weight {weights[k]} on arc {tails[k]}->{heads[k]}: "
+            "Near-Far, Δ-stepping and Dijkstra need weights ≥ 0; fix or drop that arc"
+        )
+        raise NegativeWeightError(msg)
+    if weights.size and weights.max() > MAX_WEIGHT:
+        msg = (
+            f"weight {int(weights.max())} exceeds the largest supported weight {MAX_WEIGHT} "
+            "(unsigned 32-bit); rescale the weights"
+        )
+        raise WeightOverflowError(msg)
+    weights = weights.astype(np.uint32)
+    # Sort by (tail, head, weight), keep the first (lightest) of each (tail, head) pair.
+    order = np.lexsort((weights, heads, tails))
+    tails, heads, weights = tails[order], heads[order], weights[order]
+    if tails.size:
+        keep = np.ones(tails.size, dtype=bool)
+        keep[1:] = (tails[1:] != tails[:-1]) | (heads[1:] != heads[:-1])
+        tails, heads, weights = tails[keep], heads[keep], weights[keep]
+    # Then each row by weight.
+    order = np.lexsort((heads, weights, tails))
+    tails, heads, weights = tails[order], heads[order], weights[order]
+    indptr = np.zeros(n_nodes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(tails, minlength=n_nodes), out=indptr[1:])
+    if node_ids is None:
+        node_ids = np.arange(1, n_nodes + 1, dtype=np.int64)
+    return CSRGraph(
+        indptr=indptr,
+        indices=heads.astype(np.int32),
+        weights=weights,
+        node_ids=np.asarray(node_ids, dtype=np.int64),
+        lon=None if lon is None else np.asarray(lon, dtype=np.float64),
+        lat=None if lat is None else np.asarray(lat, dtype=np.float64),
+        name=name,
+        weight_kind=weight_kind,
+    )
+
+
+def save_npz(graph: CSRGraph, path) -> None:
+    """Write ``graph`` to an uncompressed ``.npz`` file."""
+    arrays = {
+        "indptr": graph.indptr,
+        "indices": graph.indices,
+        "weights": graph.weights,
+        "node_ids": graph.node_ids,
+        "meta": np.array([graph.name, graph.weight_kind]),
+    }
+    if graph.lon is not None:
+        arrays |= {"lon": graph.lon, "lat": graph.lat}
+    np.savez(path, **arrays)
+
+
+def load_npz(path) -> CSRGraph:
+    """Read a graph written by `save_npz`."""
+    with np.load(path, allow_pickle=False) as z:
+        name, weight_kind = (str(s) for s in z["meta"])
+        return CSRGraph(
+            indptr=z["indptr"],
+            indices=z["indices"],
+            weights=z["weights"],
+            node_ids=z["node_ids"],
+            lon=z["lon"] if "lon" in z else None,
+            lat=z["lat"] if "lat" in z else None,
+            name=name,
+            weight_kind=weight_kind,
+        )

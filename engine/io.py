@@ -1,0 +1,159 @@
+"""`load_graph`: every supported source of road graphs, with a disk cache.
+
+Specs
+-----
+``"helsinki"``
+    The embedded default (central Helsinki, © OpenStreetMap contributors).
+``"place:Berlin, Germany"``
+    Downloaded with osmnx when online.
+a path
+    ``.osm.pbf`` (pyrosm), ``.osm``/``.osm.gz``/``.osm.bz2``/``.xml`` (osmnx),
+    ``.graphml`` (osmnx), DIMACS ``.gr`` or PACE (``p sp``/``p tw``), plain or compressed.
+
+The cache folder is ``$FRONTIER_CACHE_DIR``, else ``$XDG_CACHE_HOME/frontier``, else
+``~/.cache/frontier``. osmnx's HTTP cache goes in its ``osmnx`` subfolder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from . import dimacs, osm
+from ._errors import GraphFormatError, GraphNotFoundError, ParameterError
+from .graph import CSRGraph, load_npz, save_npz
+
+#: Bumped whenever the cached CSR layout or its conversion changes.
+CACHE_VERSION = 1
+DEFAULT_NETWORK = "all"
+DEFAULT_WEIGHT = "length"
+_OSM_XML = (".osm", ".osm.gz", ".osm.bz2", ".xml")
+_DIMACS = (".gr", ".gr.gz", ".gr.xz", ".gr.bz2", ".dimacs")
+
+
+def cache_dir() -> Path:
+    """The folder of cached graphs (created on demand)."""
+    if env := os.environ.get("FRONTIER_CACHE_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "frontier"
+
+
+def _suffix(path: Path) -> str:
+    name = path.name.lower()
+    for ext in (".osm.pbf", *_OSM_XML, *_DIMACS, ".graphml"):
+        if name.endswith(ext):
+            return ext
+    return path.suffix.lower()
+
+
+def _cache_key(kind: str, ident: str, options: dict, path: Path | None) -> str:
+    payload = {"v": CACHE_VERSION, "kind": kind, "id": ident, "options": options}
+    if path is not None:
+        stat = path.stat()
+        payload |= {"size": stat.st_size, "mtime": stat.st_mtime_ns}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def load_graph(
+    spec: str | os.PathLike,
+    *,
+    network: str = DEFAULT_NETWORK,
+    weight: str = DEFAULT_WEIGHT,
+    weights: str | None = None,
+    cache: bool = True,
+) -> CSRGraph:
+    """Load a road graph as an integer-weight `CSRGraph`.
+
+    Parameters
+    ----------
+    spec : str or path
+        ``"helsinki"``, ``"place:NAME"`` or a file path (see the module docstring).
+    network : str
+        OSM network type: ``drive``, ``walk``, ``bike`` or ``all`` (Helsinki, PBF, places).
+    weight : str
+        OSM weight: ``length`` (centimetres) or ``travel_time`` (milliseconds).
+    weights : str, optional
+        DIMACS/PACE only: ``"unit"`` or ``"random:SEED"`` instead of the file's weights.
+    cache : bool
+        Use the disk cache (a second load of the same spec and options is near-instant).
+
+    Raises
+    ------
+    GraphNotFoundError, GraphFormatError, OfflineError, ParameterError
+    """
+    osm.check_network(network)
+    osm.check_weight(weight)
+    dimacs.parse_weights(weights)
+    text = os.fspath(spec)
+    if text.strip().lower() == "helsinki":
+        return osm.load_helsinki(network, weight)
+    if text.startswith("place:"):
+        place = text[len("place:"):].strip()
+        if not place:
+            msg = "empty place name; write it like place:Berlin, Germany"
+            raise ParameterError(msg)
+        options = {"network": network, "weight": weight}
+        return _cached("place", place, options, None, cache, lambda: osm.graph_from_arcs(
+            osm.arcs_from_networkx(osm.networkx_from_place(place, network, cache_dir())),
+            weight, f"place:{place} ({network})"))
+    path = Path(text).expanduser()
+    if not path.is_file():
+        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+        msg = f"graph file {text!r} {what}; give a file path, 'helsinki' or 'place:NAME'"
+        raise GraphNotFoundError(msg)
+    suffix = _suffix(path)
+    if suffix == ".osm.pbf":
+        options = {"network": network, "weight": weight}
+        return _cached("pbf", str(path.resolve()), options, path, cache, lambda: (
+            osm.graph_from_arcs(osm.arcs_from_networkx(osm.networkx_from_pbf(path, network)),
+                                weight, f"{path.name} ({network})")))
+    if suffix in _OSM_XML:
+        options = {"weight": weight}
+        return _cached("xml", str(path.resolve()), options, path, cache, lambda: (
+            osm.graph_from_arcs(osm.arcs_from_networkx(osm.networkx_from_xml(path)),
+                                weight, path.name)))
+    if suffix == ".graphml":
+        options = {"weight": weight}
+        return _cached("graphml", str(path.resolve()), options, path, cache, lambda: (
+            osm.graph_from_arcs(osm.arcs_from_networkx(osm.networkx_from_graphml(path)),
+                                weight, path.name)))
+    if suffix in _DIMACS or _sniff_dimacs(path):
+        options = {"weights": weights}
+        return _cached("dimacs", str(path.resolve()), options, path, cache,
+                       lambda: dimacs.read_dimacs(path, weights=weights))
+    msg = (
+        f"{path.name}: unknown graph format; use .osm.pbf, .osm(.gz/.bz2), .graphml, "
+        "or a DIMACS/PACE file with a 'p sp'/'p tw' line"
+    )
+    raise GraphFormatError(msg)
+
+
+def _sniff_dimacs(path: Path) -> bool:
+    try:
+        return dimacs.looks_like_dimacs(dimacs.read_bytes(path))
+    except GraphFormatError:
+        return False
+
+
+def _cached(kind, ident, options, path, use_cache, build) -> CSRGraph:
+    if not use_cache:
+        return build()
+    folder = cache_dir()
+    target = folder / f"{kind}-{_cache_key(kind, ident, options, path)}.npz"
+    if target.is_file():
+        try:
+            return load_npz(target)
+        except (OSError, ValueError, KeyError):
+            target.unlink(missing_ok=True)  # a damaged cache entry is rebuilt
+    graph = build()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".{os.getpid()}.tmp.npz")
+        save_npz(graph, tmp)
+        tmp.replace(target)
+    except OSError:
+        pass  # a read-only cache folder only costs speed
+    return graph

@@ -1,0 +1,126 @@
+"""The algorithm registry and the plain records shared by the backends."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .graph import CSRGraph
+from .recording import Recording
+
+
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """A search method.
+
+    Attributes
+    ----------
+    name : str
+        Registry key.
+    title : str
+        Name for people.
+    uses_delta : bool
+        Whether the method has buckets of width Δ (else Δ is ∞: one phase).
+    light_heavy : bool
+        Δ-stepping's filter: the inner loop relaxes light arcs (weight ≤ Δ) only, the heavy
+        arcs of a bucket are relaxed once when it is finished.
+    iterative : bool
+        False for the SciPy reference, which has no iterations or snapshots.
+    summary : str
+        One line for `frontier --help` and the dashboard.
+    """
+
+    name: str
+    title: str
+    uses_delta: bool
+    light_heavy: bool
+    iterative: bool
+    summary: str
+
+
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method(
+            "near_far",
+            "Near-Far",
+            uses_delta=True,
+            light_heavy=False,
+            iterative=True,
+            summary="Davidson et al.: relax the near set to convergence, park the rest on a "
+            "far pile, compact it when near empties",
+        ),
+        Method(
+            "delta_stepping",
+            "Δ-stepping",
+            uses_delta=True,
+            light_heavy=True,
+            iterative=True,
+            summary="Meyer & Sanders: buckets of width Δ, light arcs relaxed to convergence, "
+            "heavy arcs once per bucket",
+        ),
+        Method(
+            "bellman_ford",
+            "Bellman-Ford",
+            uses_delta=False,
+            light_heavy=False,
+            iterative=True,
+            summary="workfront sweep: relax every improved node until nothing improves",
+        ),
+        Method(
+            "dijkstra",
+            "Dijkstra (SciPy)",
+            uses_delta=False,
+            light_heavy=False,
+            iterative=False,
+            summary="SciPy's Dijkstra on the same weights: the reference",
+        ),
+    )
+}
+
+BACKENDS = ("auto", "cpu", "gpu")
+
+
+@dataclasses.dataclass
+class Counters:
+    """What a search did.
+
+    ``host_syncs`` counts the times the host read the device's state to decide whether to go
+    on (once per batch); the CPU backend counts the checks the GPU would need.
+    """
+
+    iterations: int = 0
+    phases: int = 0
+    host_syncs: int = 0
+    edges_relaxed: int = 0
+    improving_relaxations: int = 0
+    far_compactions: int = 0
+    duplicates_dropped: int = 0
+    stale_dropped: int = 0
+    pile_rebuilds: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSpec:
+    """A validated search request, as the backends receive it."""
+
+    graph: CSRGraph
+    source: int
+    method: Method
+    delta: int
+    batch_size: int
+    target: int | None
+    dtype: np.dtype
+    recording: Recording | None
+
+    @property
+    def light_heavy(self) -> bool:
+        return self.method.light_heavy
+
+    def initial_hi(self, inf: int) -> int:
+        """The first threshold: Δ, or ∞ (the sentinel) for a method without buckets."""
+        return min(self.delta, inf) if self.method.uses_delta else inf

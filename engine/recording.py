@@ -1,0 +1,206 @@
+"""Per-iteration snapshots of a search, stored compactly.
+
+A node's state only moves forward: *unreached* → *far* → *near* → *settled* (distances only
+fall and the thresholds only rise). So a whole run is stored as three ``int32`` stamps per
+node (the iteration at which it was first reached, first near, settled; -1 for never) plus
+one small row of numbers per iteration. The state of every node at any frame is then
+``(reached ≤ f) + (near ≤ f) + (settled ≤ f)``: 12 bytes a node however many frames there
+are, so 10k frames of a 100k-node city take 1.2 MB plus 10k frame rows.
+
+Frame 0 is the state before the first iteration (the source near); frame ``i`` is the state
+after iteration ``i``'s advance and filter, including the phase change that iteration ended
+with. In the last frame every reachable node is settled (a point-to-point query stops
+earlier, once its target is settled).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import numpy as np
+
+UNREACHED, FAR, NEAR, SETTLED = 0, 1, 2, 3
+
+#: Names of the node states, indexed by state code.
+STATE_NAMES = ("unreached", "far", "near", "settled")
+
+#: Bucket sizes are kept for the current bucket and the next ``BUCKET_BINS - 2``; the last
+#: bin counts every node in a bucket further ahead.
+BUCKET_BINS = 256
+
+#: Columns of the frame table, in order.
+FRAME_FIELDS = (
+    "iteration",  # iteration number (0 = initial state)
+    "phase",  # phase (bucket) counter, from 1
+    "lo",  # nodes with distance < lo are settled
+    "hi",  # the threshold phase·Δ: nodes with lo ≤ distance < hi are near
+    "frontier",  # nodes relaxed in this iteration
+    "far_pile",  # far-pile entries after this iteration (duplicates included)
+    "edges_relaxed",  # arcs relaxed so far
+    "improving",  # relaxations that lowered a distance, so far
+    "reached",  # nodes reached so far
+    "neared",  # nodes that have been near so far
+    "settled",  # nodes settled so far
+)
+_F = {name: k for k, name in enumerate(FRAME_FIELDS)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    """What a search looked like after one iteration.
+
+    Attributes
+    ----------
+    iteration, phase : int
+        Iteration (0 = before the first) and phase counters.
+    threshold : int
+        The current threshold phase·Δ (``hi``); ``settled_below`` is ``lo``.
+    near, far, settled, unreached : int
+        Number of nodes in each state.
+    frontier : int
+        Nodes relaxed in this iteration (the near work queue).
+    far_pile : int
+        Entries in the far pile, duplicates included.
+    edges_relaxed : int
+        Arcs relaxed so far.
+    buckets : dict[int, int] or None
+        Δ-stepping only: size of every non-empty bucket, keyed by bucket index (distance // Δ);
+        the key ``-1`` counts the nodes more than ``BUCKET_BINS - 2`` buckets ahead.
+    """
+
+    recording: Recording = dataclasses.field(repr=False, compare=False)
+    frame: int
+    iteration: int
+    phase: int
+    settled_below: int
+    threshold: int
+    near: int
+    far: int
+    settled: int
+    unreached: int
+    frontier: int
+    far_pile: int
+    edges_relaxed: int
+    buckets: dict[int, int] | None
+
+    def states(self) -> np.ndarray:
+        """Each node's state at this frame as ``uint8`` codes (see `STATE_NAMES`)."""
+        return self.recording.states(self.frame)
+
+
+class Recording:
+    """The frames of one search, filled while it runs.
+
+    Attributes
+    ----------
+    n_nodes : int
+    reached_at, near_at, settled_at : numpy.ndarray
+        ``int32`` stamps per node, -1 where the event has not happened.
+    frames : numpy.ndarray
+        ``int64`` table, one row per frame, columns `FRAME_FIELDS`.
+    buckets : numpy.ndarray or None
+        Δ-stepping only: ``int64`` bucket counts per frame, `BUCKET_BINS` columns: bin 0 is
+        the current bucket, bin ``k`` the ``k``-th after it, the last bin the rest.
+    delta : int
+        The Δ of the run (bucket width).
+    """
+
+    def __init__(self, n_nodes: int, *, delta: int, with_buckets: bool):
+        self.n_nodes = n_nodes
+        self.delta = delta
+        self.reached_at = np.full(n_nodes, -1, dtype=np.int32)
+        self.near_at = np.full(n_nodes, -1, dtype=np.int32)
+        self.settled_at = np.full(n_nodes, -1, dtype=np.int32)
+        self._frames: list[np.ndarray] = []
+        self._buckets: list[np.ndarray] | None = [] if with_buckets else None
+        self._cache: tuple[np.ndarray, np.ndarray | None] | None = None
+
+    def append(self, rows: np.ndarray, buckets: np.ndarray | None = None) -> None:
+        """Add frame rows (and their bucket bins) produced by a batch of iterations."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1, len(FRAME_FIELDS))
+        self._frames.append(rows)
+        if self._buckets is not None:
+            self._buckets.append(np.asarray(buckets, dtype=np.int64).reshape(-1, BUCKET_BINS))
+        self._cache = None
+
+    @property
+    def frames(self) -> np.ndarray:
+        self._consolidate()
+        return self._cache[0]
+
+    @property
+    def buckets(self) -> np.ndarray | None:
+        self._consolidate()
+        return self._cache[1]
+
+    def _consolidate(self) -> None:
+        if self._cache is None:
+            frames = (
+                np.concatenate(self._frames)
+                if self._frames
+                else np.zeros((0, len(FRAME_FIELDS)), np.int64)
+            )
+            buckets = None
+            if self._buckets is not None:
+                buckets = (
+                    np.concatenate(self._buckets)
+                    if self._buckets
+                    else np.zeros((0, BUCKET_BINS), np.int64)
+                )
+            self._cache = (frames, buckets)
+
+    def __len__(self) -> int:
+        return sum(len(f) for f in self._frames)
+
+    def column(self, name: str) -> np.ndarray:
+        """One column of the frame table, by name (see `FRAME_FIELDS`)."""
+        return self.frames[:, _F[name]]
+
+    def states(self, frame: int) -> np.ndarray:
+        """Each node's state at ``frame`` as ``uint8`` codes (see `STATE_NAMES`)."""
+        f = np.int32(frame)
+        out = ((self.reached_at >= 0) & (self.reached_at <= f)).astype(np.uint8)
+        out += (self.near_at >= 0) & (self.near_at <= f)
+        out += (self.settled_at >= 0) & (self.settled_at <= f)
+        return out
+
+    def snapshot(self, frame: int) -> Snapshot:
+        """The `Snapshot` of one frame."""
+        row = self.frames[frame]
+        reached, neared, settled = (int(row[_F[k]]) for k in ("reached", "neared", "settled"))
+        buckets = None
+        if self.buckets is not None:
+            bins = self.buckets[frame]
+            first = int(row[_F["lo"]]) // self.delta
+            buckets = {first + k: int(c) for k, c in enumerate(bins[:-1]) if c}
+            if bins[-1]:
+                buckets[-1] = int(bins[-1])
+        return Snapshot(
+            recording=self,
+            frame=frame,
+            iteration=int(row[_F["iteration"]]),
+            phase=int(row[_F["phase"]]),
+            settled_below=int(row[_F["lo"]]),
+            threshold=int(row[_F["hi"]]),
+            near=neared - settled,
+            far=reached - neared,
+            settled=settled,
+            unreached=self.n_nodes - reached,
+            frontier=int(row[_F["frontier"]]),
+            far_pile=int(row[_F["far_pile"]]),
+            edges_relaxed=int(row[_F["edges_relaxed"]]),
+            buckets=buckets,
+        )
+
+    def __iter__(self) -> Iterator[Snapshot]:
+        for k in range(len(self)):
+            yield self.snapshot(k)
+
+    def nbytes(self) -> int:
+        """Memory held by the recording, in bytes."""
+        total = self.reached_at.nbytes + self.near_at.nbytes + self.settled_at.nbytes
+        total += self.frames.nbytes
+        if self.buckets is not None:
+            total += self.buckets.nbytes
+        return int(total)

@@ -1,0 +1,30 @@
+import os
+
+import pytest
+
+import engine
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated(tmp_path_factory):
+    """Tests never touch the network, and cache graphs in a throwaway folder."""
+    os.environ["FRONTIER_OFFLINE"] = "1"
+    os.environ["FRONTIER_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+
+
+def pytest_collection_modifyitems(config, items):
+    if engine.gpu_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU and CuPy")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    return request.param

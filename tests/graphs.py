@@ -1,0 +1,106 @@
+"""Shared toy graphs and reference answers for the tests."""
+
+from __future__ import annotations
+
+import heapq
+import os
+from pathlib import Path
+
+import numpy as np
+
+from engine import UNREACHABLE, from_arcs
+
+SHARED = Path(
+    os.environ.get("FRONTIER_SHARED_DATA")
+    or Path(__file__).resolve().parents[2] / "shared" / "data"
+)
+PACE = ["NY", "BAY", "COL", "FLA", "NE"]
+OSM_CITIES = ["manhattan", "baltimore", "harrisburg", "liechtenstein", "porto_alegre"]
+
+
+def random_graph(rng: np.random.Generator, n: int, m: int, max_weight: int = 20):
+    """A random directed graph with zero weights, parallel arcs and self loops allowed."""
+    tails = rng.integers(0, n, size=m)
+    heads = rng.integers(0, n, size=m)
+    weights = rng.integers(0, max_weight + 1, size=m)
+    return from_arcs(n, tails, heads, weights, name=f"random n={n} m={m}")
+
+
+def grid_graph(rows: int, cols: int, seed: int = 0):
+    """A bidirectional grid with seeded weights in 1..100."""
+    idx = np.arange(rows * cols).reshape(rows, cols)
+    pairs = [(idx[:, :-1].ravel(), idx[:, 1:].ravel()), (idx[:-1, :].ravel(), idx[1:, :].ravel())]
+    tails = np.concatenate([a for a, b in pairs] + [b for a, b in pairs])
+    heads = np.concatenate([b for a, b in pairs] + [a for a, b in pairs])
+    w = np.random.default_rng(seed).integers(1, 101, size=tails.size)
+    return from_arcs(rows * cols, tails, heads, w, name=f"grid {rows}x{cols}")
+
+
+def heap_dijkstra(graph, source: int) -> np.ndarray:
+    """A plain binary-heap Dijkstra, independent of SciPy."""
+    dist = np.full(graph.n_nodes, UNREACHABLE, dtype=np.int64)
+    dist[source] = 0
+    heap = [(0, source)]
+    while heap:
+        d, u = heapq.heappop(heap)
+        if d > dist[u]:
+            continue
+        for k in range(graph.indptr[u], graph.indptr[u + 1]):
+            v, nd = int(graph.indices[k]), d + int(graph.weights[k])
+            if nd < dist[v]:
+                dist[v] = nd
+                heapq.heappush(heap, (nd, v))
+    return dist
+
+
+def check_tree(result) -> None:
+    """Assert that the predecessors form a shortest-path tree over the final nodes."""
+    g, dist, pred = result.graph, result.distances, result.predecessors
+    final = dist < min(result.settled_below, UNREACHABLE)
+    assert pred[result.source] == -1
+    has = np.flatnonzero(pred >= 0)
+    assert np.all(final[has])
+    # every final node but the source has a parent; the parent's arc is tight
+    expected = np.flatnonzero(final)
+    expected = expected[expected != result.source]
+    assert np.array_equal(np.sort(has), expected)
+    for v in has:
+        u = pred[v]
+        row = slice(g.indptr[u], g.indptr[u + 1])
+        w = g.weights[row][g.indices[row] == v]
+        assert w.size and dist[u] + int(w.min()) == dist[v]
+    # following parents always reaches the source (no cycles)
+    depth = np.zeros(g.n_nodes, dtype=np.int64)
+    for v in has:
+        x, steps = v, 0
+        while x != result.source:
+            x = pred[x]
+            steps += 1
+            assert steps <= g.n_nodes
+        depth[v] = steps
+
+
+def shared_path(*parts: str) -> Path:
+    return SHARED.joinpath(*parts)
+
+
+def load_shared(relative: str, **options):
+    """Load a graph from ``../shared/data``; skip the test when it is absent.
+
+    Where ``FRONTIER_PREBUILT`` names a folder holding ``<file name>.npz`` (CSR graphs saved
+    beforehand, for machines without pyrosm), that is loaded instead.
+    """
+    import pytest
+
+    from engine import load_graph
+    from engine.graph import load_npz
+
+    prebuilt = os.environ.get("FRONTIER_PREBUILT")
+    if prebuilt:
+        candidate = Path(prebuilt) / f"{Path(relative).name}.npz"
+        if candidate.is_file():
+            return load_npz(candidate)
+    path = SHARED / relative
+    if not path.is_file():
+        pytest.skip(f"{relative} is not in {SHARED}")
+    return load_graph(path, **options)

@@ -1,0 +1,246 @@
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine import UNREACHABLE, sssp
+from engine.recording import FAR, NEAR, SETTLED, UNREACHED
+
+from .graphs import check_tree, grid_graph, heap_dijkstra, random_graph
+
+ITERATIVE = ["near_far", "delta_stepping", "bellman_ford"]
+BATCHES = [1, 2, 7, 64]
+
+
+def scipy_distances(graph, source):
+    return sssp(graph, source, method="dijkstra").distances
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 40),
+    density=st.floats(0.0, 4.0),
+    max_weight=st.sampled_from([0, 1, 5, 100]),
+    delta=st.sampled_from([1, 2, 7, 50, "auto", 10**6]),
+    batch=st.sampled_from(BATCHES),
+)
+def test_random_graphs_match_dijkstra(backend, seed, n, density, max_weight, delta, batch):
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, n, int(density * n), max_weight)
+    source = int(rng.integers(0, n))
+    ref = heap_dijkstra(g, source)
+    assert np.array_equal(scipy_distances(g, source), ref)
+    for method in ITERATIVE:
+        r = sssp(g, source, method=method, backend=backend, delta=delta, batch_size=batch)
+        assert r.distances.dtype == np.int64
+        assert np.array_equal(r.distances, ref), (method, delta, batch)
+        check_tree(r)
+
+
+@pytest.mark.parametrize("method", ITERATIVE)
+@pytest.mark.parametrize("delta", [1, 37, 400, "auto"])
+@pytest.mark.parametrize("batch", BATCHES)
+def test_grid(backend, method, delta, batch):
+    g = grid_graph(30, 40, seed=3)
+    r = sssp(g, 17, method=method, backend=backend, delta=delta, batch_size=batch)
+    assert np.array_equal(r.distances, scipy_distances(g, 17))
+    assert r.counters.host_syncs == -(-r.counters.iterations // batch)
+
+
+def test_one_node_and_unreachable(backend):
+    g = engine.from_arcs(1, [], [], [])
+    for method in ITERATIVE:
+        r = sssp(g, 0, method=method, backend=backend)
+        assert r.distances.tolist() == [0]
+    g = engine.from_arcs(4, [0, 2], [1, 3], [5, 0])
+    r = sssp(g, 0, backend=backend, record=True)
+    assert r.distances.tolist() == [0, 5, UNREACHABLE, UNREACHABLE]
+    assert r.path_to(1) == [0, 1] and r.path_to(3) == []
+    assert r.recording.states(len(r.recording) - 1).tolist() == [3, 3, 0, 0]
+
+
+def test_zero_weight_cycles_give_a_tree(backend):
+    # 0 -> 1 (5), 0 -> 2 (5), 1 <-> 2 weight 0, 2 -> 3 weight 0, 3 -> 1 weight 0
+    g = engine.from_arcs(4, [0, 0, 1, 2, 2, 3], [1, 2, 2, 1, 3, 1], [5, 5, 0, 0, 0, 0])
+    for method in ITERATIVE:
+        r = sssp(g, 0, method=method, backend=backend, delta=1)
+        assert r.distances.tolist() == [0, 5, 5, 5]
+        check_tree(r)
+
+
+def test_parallel_arcs_keep_lightest():
+    g = engine.from_arcs(2, [0, 0, 0], [1, 1, 1], [9, 4, 6])
+    assert g.n_arcs == 1 and g.weights.tolist() == [4]
+
+
+def test_uint64_distances(backend):
+    big = 2**32 - 10
+    g = engine.from_arcs(4, [0, 1, 2], [1, 2, 3], [big, big, 7])
+    assert g.distance_dtype() == np.uint64
+    for method in ITERATIVE:
+        r = sssp(g, 0, method=method, backend=backend, delta=2**31)
+        assert r.distances.tolist() == [0, big, 2 * big, 2 * big + 7]
+
+
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping"])
+def test_target_stops_early_with_final_distance(backend, method):
+    g = grid_graph(40, 40, seed=5)
+    ref = scipy_distances(g, 0)
+    target = 41
+    r = sssp(g, 0, method=method, backend=backend, delta=60, target=target)
+    full = sssp(g, 0, method=method, backend=backend, delta=60)
+    assert r.distances[target] == ref[target]
+    assert r.counters.iterations < full.counters.iterations
+    final = r.distances < r.settled_below
+    assert final[target]
+    assert np.array_equal(r.distances[final], ref[final])
+    check_tree(r)
+
+
+def test_batch_changes_syncs_not_answers(backend):
+    g = grid_graph(20, 20, seed=1)
+    runs = [sssp(g, 0, backend=backend, delta=50, batch_size=b) for b in BATCHES]
+    for r in runs:
+        assert np.array_equal(r.distances, runs[0].distances)
+    syncs = [r.counters.host_syncs for r in runs]
+    assert syncs == sorted(syncs, reverse=True) and syncs[0] > syncs[-1]
+
+
+def test_delta_trades_phases_for_work():
+    g = grid_graph(30, 30, seed=2)
+    small = sssp(g, 0, backend="cpu", delta=1)
+    large = sssp(g, 0, backend="cpu", delta=10**6)
+    assert small.counters.phases > large.counters.phases
+    assert small.counters.edges_relaxed < large.counters.edges_relaxed
+    # Δ=1 relaxes each reachable node once: exactly Dijkstra's work
+    dij = sssp(g, 0, method="dijkstra")
+    assert small.counters.edges_relaxed == dij.counters.edges_relaxed
+
+
+def test_bellman_ford_is_one_phase():
+    g = grid_graph(10, 10)
+    r = sssp(g, 0, method="bellman_ford", backend="cpu")
+    assert r.delta is None and r.counters.phases == 1 and r.counters.far_compactions == 0
+
+
+def test_auto_delta_is_reported():
+    g = grid_graph(10, 10)
+    r = sssp(g, 0, backend="cpu")
+    assert r.delta == g.auto_delta() > 0
+
+
+@pytest.mark.parametrize("method", ITERATIVE)
+def test_recording_invariants(backend, method):
+    g = grid_graph(25, 25, seed=4)
+    r = sssp(g, 3, method=method, backend=backend, delta=40, batch_size=7, record=True)
+    rec = r.recording
+    assert len(rec) == r.counters.iterations + 1
+    reachable = r.distances != UNREACHABLE
+    prev_settled = -1
+    prev_edges = -1
+    for k, snap in enumerate(rec):
+        states = snap.states()
+        counts = np.bincount(states, minlength=4)
+        assert counts[UNREACHED] == snap.unreached and counts[FAR] == snap.far
+        assert counts[NEAR] == snap.near and counts[SETTLED] == snap.settled
+        assert snap.iteration == k
+        assert snap.settled >= prev_settled and snap.edges_relaxed >= prev_edges
+        prev_settled, prev_edges = snap.settled, snap.edges_relaxed
+        if method == "delta_stepping":
+            assert sum(snap.buckets.values()) == snap.near + snap.far
+    last = rec.snapshot(len(rec) - 1)
+    assert np.array_equal(last.states() == SETTLED, reachable)
+    assert rec.snapshot(0).near == 1 and rec.snapshot(0).states()[3] == NEAR
+    assert last.edges_relaxed == r.counters.edges_relaxed
+
+
+def test_settled_nodes_are_final_at_their_frame():
+    g = grid_graph(20, 20, seed=8)
+    r = sssp(g, 0, backend="cpu", delta=30, record=True)
+    rec = r.recording
+    for k in range(len(rec)):
+        snap = rec.snapshot(k)
+        states = snap.states()
+        assert np.all(r.distances[states == SETTLED] < snap.settled_below)
+        near = r.distances[states == NEAR]
+        assert np.all((near >= snap.settled_below) & (near < snap.threshold))
+
+
+def test_recording_is_compact():
+    rec = engine.Recording(100_000, delta=1, with_buckets=False)
+    rec.append(np.zeros((10_000, 11), dtype=np.int64))
+    assert rec.nbytes() < 2_500_000
+
+
+def test_stream_yields_while_running():
+    g = grid_graph(20, 20)
+    s = engine.stream(g, 0, backend="cpu", delta=20, batch_size=4)
+    frames = [snap.iteration for snap in s]
+    assert frames == list(range(len(frames)))
+    assert s.result is not None and len(frames) == s.result.counters.iterations + 1
+
+
+def test_record_callback_sees_every_frame():
+    g = grid_graph(12, 12)
+    seen = []
+    r = sssp(g, 0, backend="cpu", delta=25, batch_size=3, record=seen.append)
+    assert [s.iteration for s in seen] == list(range(r.counters.iterations + 1))
+
+
+def test_dijkstra_counters_and_backend():
+    g = grid_graph(10, 10)
+    r = sssp(g, 0, method="dijkstra")
+    assert r.backend == "cpu" and r.counters.iterations == 100
+    with pytest.raises(engine.ParameterError, match="SciPy"):
+        sssp(g, 0, method="dijkstra", backend="gpu")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"method": "astar"}, engine.ParameterError, "near_far, delta_stepping"),
+        ({"backend": "tpu"}, engine.ParameterError, "known backends"),
+        ({"delta": 0}, engine.ParameterError, "delta must be"),
+        ({"delta": -3}, engine.ParameterError, "delta must be"),
+        ({"delta": 2.5}, engine.ParameterError, "integer"),
+        ({"batch_size": 0}, engine.ParameterError, "batch size"),
+        ({"target": 10**6}, engine.NodeNotFoundError, "not a node index"),
+        ({"record": "yes"}, engine.ParameterError, "record"),
+    ],
+)
+def test_bad_options(kwargs, error, match):
+    g = grid_graph(3, 3)
+    with pytest.raises(error, match=match):
+        sssp(g, 0, **kwargs)
+
+
+def test_bad_source():
+    g = grid_graph(3, 3)
+    with pytest.raises(engine.NodeNotFoundError):
+        sssp(g, 9)
+    with pytest.raises(engine.NodeNotFoundError):
+        sssp(g, -1)
+
+
+def test_gpu_unavailable_message(monkeypatch):
+    from engine import _backend
+
+    monkeypatch.setenv("FRONTIER_DISABLE_GPU", "1")
+    _backend._cupy_or_reason.cache_clear()
+    try:
+        with pytest.raises(engine.BackendUnavailableError, match="--backend cpu"):
+            sssp(grid_graph(2, 2), 0, backend="gpu")
+        assert sssp(grid_graph(2, 2), 0, backend="auto").backend == "cpu"
+    finally:
+        monkeypatch.delenv("FRONTIER_DISABLE_GPU")
+        _backend._cupy_or_reason.cache_clear()
+
+
+def test_memory_check_message():
+    from engine import _gpu as gpu_launcher
+
+    with pytest.raises(engine.GPUMemoryError, match="--backend cpu"):
+        gpu_launcher.check_fits(10 * 2**30, 2**30)
+    gpu_launcher.check_fits(2**20, 2**30)
