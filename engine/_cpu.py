@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .recording import BUCKET_BINS, FRAME_FIELDS, Recording
 from .methods import Counters, RunSpec
+from .recording import BUCKET_BINS, FRAME_FIELDS
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -149,8 +149,9 @@ class _CpuSearch:
         far = self.dist[pile]
         far = far[far >= hi].astype(np.int64)
         if far.size:
-            offset = np.minimum(far // self.spec.delta - int(lo) // self.spec.delta,
-                                BUCKET_BINS - 1)
+            offset = np.minimum(
+                far // self.spec.delta - int(lo) // self.spec.delta, BUCKET_BINS - 1
+            )
             bins += np.bincount(offset, minlength=BUCKET_BINS)
         return bins
 

@@ -96,9 +96,7 @@ def run(spec: RunSpec, on_batch: Callable[[], None] | None = None, *, pile_capac
     dev = _uploads[graph]
     n = graph.n_nodes
     inf = int(np.iinfo(dtype).max)
-    kernel = _backend.kernel_module(KERNEL_FILE, tuple(_NAMES.values())).get_function(
-        _NAMES[dtype]
-    )
+    kernel = _backend.kernel_module(KERNEL_FILE, tuple(_NAMES.values())).get_function(_NAMES[dtype])
     track_band = spec.light_heavy or rec is not None
     cap = int(pile_capacity if pile_capacity is not None else n + graph.n_arcs)
 
@@ -135,15 +133,29 @@ def run(spec: RunSpec, on_batch: Callable[[], None] | None = None, *, pile_capac
     light_end = dev.light_end(graph, spec.delta if spec.light_heavy else None)
     scalar = dtype.type
     args = (
-        dev.indptr, light_end, dev.indices, dev.weights, dist, fronts[0], fronts[1],
-        piles[0], piles[1], np.int64(cap), band if band is not None else null, mark,
+        dev.indptr,
+        light_end,
+        dev.indices,
+        dev.weights,
+        dist,
+        fronts[0],
+        fronts[1],
+        piles[0],
+        piles[1],
+        np.int64(cap),
+        band if band is not None else null,
+        mark,
         reached_at if reached_at is not None else null,
         near_at if near_at is not None else null,
         settled_at if settled_at is not None else null,
-        ctl_dev, frames if frames is not None else null,
+        ctl_dev,
+        frames if frames is not None else null,
         buckets if buckets is not None else null,
-        np.int64(n), scalar(spec.delta), np.int64(-1 if spec.target is None else spec.target),
-        np.int32(spec.light_heavy), np.int32(spec.batch_size),
+        np.int64(n),
+        scalar(spec.delta),
+        np.int64(-1 if spec.target is None else spec.target),
+        np.int32(spec.light_heavy),
+        np.int32(spec.batch_size),
     )
     grid = _grid(kernel)
     host_syncs = 0

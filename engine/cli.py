@@ -23,12 +23,23 @@ EPILOG = (
 
 def _graph_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("graph", metavar="GRAPH", help="graph to load (see below)")
-    p.add_argument("--network", default=io.DEFAULT_NETWORK, choices=list(osm.NETWORKS),
-                   help="OSM network type (default: %(default)s)")
-    p.add_argument("--weight", default=io.DEFAULT_WEIGHT, choices=list(osm.WEIGHTS),
-                   help="OSM weight: length in cm or travel_time in ms (default: %(default)s)")
-    p.add_argument("--weights", metavar="unit|random:SEED",
-                   help="DIMACS/PACE: unit weights or seeded random weights in 1..1000")
+    p.add_argument(
+        "--network",
+        default=io.DEFAULT_NETWORK,
+        choices=list(osm.NETWORKS),
+        help="OSM network type (default: %(default)s)",
+    )
+    p.add_argument(
+        "--weight",
+        default=io.DEFAULT_WEIGHT,
+        choices=list(osm.WEIGHTS),
+        help="OSM weight: length in cm or travel_time in ms (default: %(default)s)",
+    )
+    p.add_argument(
+        "--weights",
+        metavar="unit|random:SEED",
+        help="DIMACS/PACE: unit weights or seeded random weights in 1..1000",
+    )
     p.add_argument("--no-cache", action="store_true", help="ignore the graph cache")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -60,31 +71,64 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     methods = "; ".join(f"{m.name}: {m.summary}" for m in METHODS.values())
-    solve = sub.add_parser("solve", help="run one search", epilog=EPILOG,
-                           description=f"Run one shortest-path search. Methods: {methods}.")
+    solve = sub.add_parser(
+        "solve",
+        help="run one search",
+        epilog=EPILOG,
+        description=f"Run one shortest-path search. Methods: {methods}.",
+    )
     _graph_options(solve)
-    solve.add_argument("--source", metavar="ID",
-                       help="source node id as in the data (default: the first node)")
+    solve.add_argument(
+        "--source", metavar="ID", help="source node id as in the data (default: the first node)"
+    )
     solve.add_argument("--target", metavar="ID", help="stop once this node's distance is final")
-    solve.add_argument("--method", default="near_far", metavar="M",
-                       help=f"one of {', '.join(METHODS)} (default: %(default)s)")
-    solve.add_argument("--delta", default="auto", type=_delta, metavar="N|auto",
-                       help="bucket width Δ (default: auto, Davidson's c·w̄/d̄)")
-    solve.add_argument("--batch", default=DEFAULT_BATCH, type=_batch, metavar="N",
-                       help="relax iterations between host checks (default: %(default)s)")
-    solve.add_argument("--backend", default="auto", metavar="B",
-                       help=f"one of {', '.join(BACKENDS)} (default: %(default)s)")
-    solve.add_argument("--out", metavar="FILE.npz",
-                       help="write node_ids, dist and pred (-1: none) to this file")
-    info = sub.add_parser("info", help="describe a graph", epilog=EPILOG,
-                          description="Nodes, arcs, weight statistics and the auto Δ.")
+    solve.add_argument(
+        "--method",
+        default="near_far",
+        metavar="M",
+        help=f"one of {', '.join(METHODS)} (default: %(default)s)",
+    )
+    solve.add_argument(
+        "--delta",
+        default="auto",
+        type=_delta,
+        metavar="N|auto",
+        help="bucket width Δ (default: auto, Davidson's c·w̄/d̄)",
+    )
+    solve.add_argument(
+        "--batch",
+        default=DEFAULT_BATCH,
+        type=_batch,
+        metavar="N",
+        help="relax iterations between host checks (default: %(default)s)",
+    )
+    solve.add_argument(
+        "--backend",
+        default="auto",
+        metavar="B",
+        help=f"one of {', '.join(BACKENDS)} (default: %(default)s)",
+    )
+    solve.add_argument(
+        "--out", metavar="FILE.npz", help="write node_ids, dist and pred (-1: none) to this file"
+    )
+    info = sub.add_parser(
+        "info",
+        help="describe a graph",
+        epilog=EPILOG,
+        description="Nodes, arcs, weight statistics and the auto Δ.",
+    )
     _graph_options(info)
     return parser
 
 
 def _load(args):
-    return io.load_graph(args.graph, network=args.network, weight=args.weight,
-                         weights=args.weights, cache=not args.no_cache)
+    return io.load_graph(
+        args.graph,
+        network=args.network,
+        weight=args.weight,
+        weights=args.weights,
+        cache=not args.no_cache,
+    )
 
 
 def _info(args) -> int:
@@ -106,30 +150,47 @@ def _solve(args) -> int:
     if out is not None and not out.parent.is_dir():
         msg = f"cannot write {args.out}: folder {str(out.parent)!r} does not exist"
         raise ParameterError(msg)
-    result = sssp(graph, source, method=args.method, backend=args.backend, delta=args.delta,
-                  batch_size=args.batch, target=target)
+    result = sssp(
+        graph,
+        source,
+        method=args.method,
+        backend=args.backend,
+        delta=args.delta,
+        batch_size=args.batch,
+        target=target,
+    )
     summary = result.summary()
     if target is not None:
-        summary["path_hops"] = max(len(result.path_to(target)) - 1, 0) if (
-            result.distances[target] != UNREACHABLE) else None
+        summary["path_hops"] = (
+            max(len(result.path_to(target)) - 1, 0)
+            if (result.distances[target] != UNREACHABLE)
+            else None
+        )
     if out is not None:
-        np.savez(out, node_ids=graph.node_ids, dist=result.distances,
-                 pred=result.predecessors)
+        np.savez(out, node_ids=graph.node_ids, dist=result.distances, pred=result.predecessors)
         summary["out"] = str(out)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
     unit = graph.weight_unit
-    print(f"graph      {graph.name}: {graph.n_nodes} nodes, {graph.n_arcs} arcs, "
-          f"weights {graph.weight_kind} ({unit})")
-    print(f"method     {result.method} on {result.backend} ({result.device}), "
-          f"Δ={result.delta}, batch={result.batch_size}")
+    print(
+        f"graph      {graph.name}: {graph.n_nodes} nodes, {graph.n_arcs} arcs, "
+        f"weights {graph.weight_kind} ({unit})"
+    )
+    print(
+        f"method     {result.method} on {result.backend} ({result.device}), "
+        f"Δ={result.delta}, batch={result.batch_size}"
+    )
     print(f"source     {summary['source_id']}; reached {summary['reached']} nodes")
     c = result.counters
-    print(f"work       {c.iterations} iterations, {c.phases} phases, {c.host_syncs} host syncs, "
-          f"{c.edges_relaxed} arcs relaxed ({c.improving_relaxations} improving)")
-    print(f"far pile   {c.far_compactions} compactions, {c.duplicates_dropped} duplicates and "
-          f"{c.stale_dropped} settled entries dropped")
+    print(
+        f"work       {c.iterations} iterations, {c.phases} phases, {c.host_syncs} host syncs, "
+        f"{c.edges_relaxed} arcs relaxed ({c.improving_relaxations} improving)"
+    )
+    print(
+        f"far pile   {c.far_compactions} compactions, {c.duplicates_dropped} duplicates and "
+        f"{c.stale_dropped} settled entries dropped"
+    )
     print(f"time       {result.elapsed_s * 1e3:.2f} ms")
     if target is not None:
         d = summary.get("target_distance")
@@ -150,8 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"frontier: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"frontier: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-              file=sys.stderr)
+        print(
+            f"frontier: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("frontier: interrupted", file=sys.stderr)

@@ -47,7 +47,7 @@ def read_bytes(path: Path) -> bytes:
 
 def looks_like_dimacs(data: bytes) -> bool:
     """Whether ``data`` has a DIMACS or PACE problem line."""
-    return _HEADER.search(data[:1 << 16]) is not None
+    return _HEADER.search(data[: 1 << 16]) is not None
 
 
 def parse_weights(spec: str | None) -> tuple[str, int | None] | None:
@@ -82,7 +82,7 @@ def read_dimacs(path: Path, *, weights: str | None = None, name: str | None = No
         msg = f"{path.name}: no 'p sp N M' or 'p tw N M' line; not a DIMACS or PACE file"
         raise GraphFormatError(msg)
     kind, n, m = header.group(1).decode(), int(header.group(2)), int(header.group(3))
-    body = data[: header.start()] + data[header.end():]
+    body = data[: header.start()] + data[header.end() :]
     columns = 4 if kind == "sp" else 2
     table = _parse_table(body, columns, path.name)
     if len(table) != m:
@@ -107,7 +107,12 @@ def read_dimacs(path: Path, *, weights: str | None = None, name: str | None = No
         tails, heads = np.concatenate([tails, heads]), np.concatenate([heads, tails])
         w = np.concatenate([w, w])
     return from_arcs(
-        n, tails, heads, w, name=name or path.name, weight_kind=weight_kind,
+        n,
+        tails,
+        heads,
+        w,
+        name=name or path.name,
+        weight_kind=weight_kind,
         node_ids=np.arange(1, n + 1, dtype=np.int64),
     )
 
@@ -126,7 +131,11 @@ def _parse_table(body: bytes, columns: int, filename: str) -> np.ndarray:
         usecols, width = [0, 1], 2
     try:
         frame = pd.read_csv(
-            io.BytesIO(text), sep=r"\s+", header=None, usecols=usecols, dtype=np.int64,
+            io.BytesIO(text),
+            sep=r"\s+",
+            header=None,
+            usecols=usecols,
+            dtype=np.int64,
             engine="c",
         )
     except (ValueError, pd.errors.ParserError) as exc:
@@ -134,7 +143,7 @@ def _parse_table(body: bytes, columns: int, filename: str) -> np.ndarray:
         msg = f"{filename}: malformed line ({first}); the file is corrupt"
         raise GraphFormatError(msg) from None
     if columns == 4:
-        tags = set(re.findall(rb"^[ \t]*(\S+)", text[:1 << 16], re.MULTILINE))
+        tags = set(re.findall(rb"^[ \t]*(\S+)", text[: 1 << 16], re.MULTILINE))
         if tags != {b"a"}:
             msg = f"{filename}: arc lines must start with 'a'; the file is corrupt"
             raise GraphFormatError(msg)

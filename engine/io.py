@@ -91,39 +91,58 @@ def load_graph(
     if text.strip().lower() == "helsinki":
         return osm.load_helsinki(network, weight)
     if text.startswith("place:"):
-        place = text[len("place:"):].strip()
+        place = text[len("place:") :].strip()
         if not place:
             msg = "empty place name; write it like place:Berlin, Germany"
             raise ParameterError(msg)
         options = {"network": network, "weight": weight}
-        return _cached("place", place, options, None, cache, lambda: osm.graph_from_arcs(
-            osm.arcs_from_networkx(osm.networkx_from_place(place, network, cache_dir())),
-            weight, f"place:{place} ({network})"))
+        return _cached(
+            "place",
+            place,
+            options,
+            None,
+            cache,
+            lambda: osm.graph_from_arcs(
+                osm.arcs_from_networkx(osm.networkx_from_place(place, network, cache_dir())),
+                weight,
+                f"place:{place} ({network})",
+            ),
+        )
     path = Path(text).expanduser()
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
         msg = f"graph file {text!r} {what}; give a file path, 'helsinki' or 'place:NAME'"
         raise GraphNotFoundError(msg)
     suffix = _suffix(path)
+    osm_reader = None
     if suffix == ".osm.pbf":
-        options = {"network": network, "weight": weight}
-        return _cached("pbf", str(path.resolve()), options, path, cache, lambda: (
-            osm.graph_from_arcs(osm.arcs_from_networkx(osm.networkx_from_pbf(path, network)),
-                                weight, f"{path.name} ({network})")))
-    if suffix in _OSM_XML:
-        options = {"weight": weight}
-        return _cached("xml", str(path.resolve()), options, path, cache, lambda: (
-            osm.graph_from_arcs(osm.arcs_from_networkx(osm.networkx_from_xml(path)),
-                                weight, path.name)))
-    if suffix == ".graphml":
-        options = {"weight": weight}
-        return _cached("graphml", str(path.resolve()), options, path, cache, lambda: (
-            osm.graph_from_arcs(osm.arcs_from_networkx(osm.networkx_from_graphml(path)),
-                                weight, path.name)))
+        kind, label, options = "pbf", f"{path.name} ({network})", {"network": network}
+        osm_reader = lambda: osm.networkx_from_pbf(path, network)  # noqa: E731
+    elif suffix in _OSM_XML:
+        kind, label, options = "xml", path.name, {}
+        osm_reader = lambda: osm.networkx_from_xml(path)  # noqa: E731
+    elif suffix == ".graphml":
+        kind, label, options = "graphml", path.name, {}
+        osm_reader = lambda: osm.networkx_from_graphml(path)  # noqa: E731
+    if osm_reader is not None:
+        return _cached(
+            kind,
+            str(path.resolve()),
+            options | {"weight": weight},
+            path,
+            cache,
+            lambda: osm.graph_from_arcs(osm.arcs_from_networkx(osm_reader()), weight, label),
+        )
     if suffix in _DIMACS or _sniff_dimacs(path):
         options = {"weights": weights}
-        return _cached("dimacs", str(path.resolve()), options, path, cache,
-                       lambda: dimacs.read_dimacs(path, weights=weights))
+        return _cached(
+            "dimacs",
+            str(path.resolve()),
+            options,
+            path,
+            cache,
+            lambda: dimacs.read_dimacs(path, weights=weights),
+        )
     msg = (
         f"{path.name}: unknown graph format; use .osm.pbf, .osm(.gz/.bz2), .graphml, "
         "or a DIMACS/PACE file with a 'p sp'/'p tw' line"

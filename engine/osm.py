@@ -88,9 +88,15 @@ def graph_from_arcs(arcs: dict[str, np.ndarray], weight: str, name: str) -> CSRG
     """Build the CSR graph of `arcs_from_networkx` output with the chosen weight."""
     w = arcs["length_cm"] if check_weight(weight) == "length" else arcs["travel_ms"]
     return from_arcs(
-        arcs["node_ids"].size, arcs["tails"], arcs["heads"], w,
-        node_ids=arcs["node_ids"], lon=arcs["lon"], lat=arcs["lat"],
-        name=name, weight_kind=weight,
+        arcs["node_ids"].size,
+        arcs["tails"],
+        arcs["heads"],
+        w,
+        node_ids=arcs["node_ids"],
+        lon=arcs["lon"],
+        lat=arcs["lat"],
+        name=name,
+        weight_kind=weight,
     )
 
 
@@ -114,15 +120,58 @@ def networkx_from_pbf(path: Path, network: str):
         return osm.to_graph(nodes, edges, graph_type="networkx", osmnx_compatible=True)
 
 
-def networkx_from_xml(path: Path):
-    """Read an OSM XML file (``.osm``, ``.osm.gz``, ``.osm.bz2``) with osmnx."""
-    import osmnx as ox
+def clean_osm_xml(path: Path, out: Path) -> None:
+    """Write the roads of an OSM XML file to ``out`` in a form osmnx accepts.
+
+    Only ways tagged ``highway`` are kept, and each is cut where it refers to a node missing
+    from the file (clipped extracts), its pieces getting fresh way ids.
+    """
+    import osmium
 
     try:
-        return ox.graph_from_xml(path, simplify=True, retain_all=True)
-    except Exception as exc:  # malformed XML surfaces as several exception types
-        msg = f"{path.name}: cannot read as OSM XML ({type(exc).__name__}: {exc})"
+        present = {n.id for n in osmium.FileProcessor(str(path), osmium.osm.NODE)}
+        next_id = 1 + max(
+            (w.id for w in osmium.FileProcessor(str(path), osmium.osm.WAY)), default=0
+        )
+        with osmium.SimpleWriter(str(out), overwrite=True) as writer:
+            for obj in osmium.FileProcessor(str(path), osmium.osm.NODE | osmium.osm.WAY):
+                if obj.is_node():
+                    writer.add(obj)
+                    continue
+                if "highway" not in obj.tags:
+                    continue
+                runs, run = [], []
+                for ref in obj.nodes:
+                    if ref.ref in present:
+                        run.append(ref.ref)
+                    else:
+                        runs.append(run)
+                        run = []
+                runs.append(run)
+                for k, piece in enumerate(r for r in runs if len(r) > 1):
+                    way_id = obj.id if k == 0 else next_id
+                    next_id += k > 0
+                    writer.add(obj.replace(id=way_id, nodes=piece))
+    except (RuntimeError, OSError, ValueError) as exc:
+        msg = f"{path.name}: cannot read as OSM XML ({exc})"
         raise GraphFormatError(msg) from None
+
+
+def networkx_from_xml(path: Path):
+    """Read an OSM XML file (``.osm``, ``.osm.gz``, ``.osm.bz2``) with osmnx, after
+    `clean_osm_xml`."""
+    import tempfile
+
+    import osmnx as ox
+
+    with tempfile.TemporaryDirectory() as folder:
+        cleaned = Path(folder) / "roads.osm"
+        clean_osm_xml(path, cleaned)
+        try:
+            return ox.graph_from_xml(cleaned, simplify=True, retain_all=True)
+        except Exception as exc:  # malformed XML surfaces as several exception types
+            msg = f"{path.name}: cannot read as OSM XML ({type(exc).__name__}: {exc})"
+            raise GraphFormatError(msg) from None
 
 
 def networkx_from_graphml(path: Path):

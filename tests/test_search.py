@@ -17,7 +17,11 @@ def scipy_distances(graph, source):
     return sssp(graph, source, method="dijkstra").distances
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(1, 40),

@@ -22,8 +22,7 @@ def test_osm_cities(backend, city):
         ref = sssp(g, source, method="dijkstra").distances
         for method in METHODS:
             for delta, batch in [("auto", 7), (g.auto_delta() // 8 + 1, 64)]:
-                r = sssp(g, source, method=method, backend=backend, delta=delta,
-                         batch_size=batch)
+                r = sssp(g, source, method=method, backend=backend, delta=delta, batch_size=batch)
                 assert np.array_equal(r.distances, ref), (city, method, delta, batch)
     check_tree(r)
 

