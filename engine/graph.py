@@ -30,8 +30,8 @@ AUTO_DELTA_C = 32
 WEIGHT_UNITS = {
     "length": "cm",
     "travel_time": "ms",
-    "file": "as in the file",
-    "unit": "1 per arc",
+    "file": "units (as in the file)",
+    "unit": "arcs (unit weights)",
 }
 
 
@@ -80,7 +80,7 @@ class CSRGraph:
     def weight_unit(self) -> str:
         """The unit of the integer weights, in words."""
         if self.weight_kind.startswith("random:"):
-            return "seeded random integer in 1..1000"
+            return "units (seeded random weights in 1..1000)"
         return WEIGHT_UNITS.get(self.weight_kind, "")
 
     @functools.cached_property
