@@ -1,7 +1,7 @@
 """The only module that imports CuPy, lazily.
 
-Everything else asks this module whether a GPU is usable, for the array module (``xp``)
-and for compiled kernels, so that the engine imports and runs where CuPy is absent.
+Everything else asks this module whether a GPU is usable, for CuPy itself and for
+compiled kernels, so that the engine imports and runs where CuPy is absent.
 """
 
 from __future__ import annotations
@@ -46,11 +46,6 @@ def cupy() -> ModuleType:
         msg = f"backend 'gpu' is not available: {reason}; use --backend cpu (or auto)"
         raise BackendUnavailableError(msg)
     return cp
-
-
-def array_module(backend: str) -> ModuleType:
-    """Return ``numpy`` for the CPU backend and ``cupy`` for the GPU backend."""
-    return cupy() if backend == "gpu" else np
 
 
 def device_name(backend: str) -> str:

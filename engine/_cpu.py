@@ -25,7 +25,7 @@ class _CpuSearch:
         g = spec.graph
         self.spec = spec
         self.indptr = g.indptr
-        self.indices = g.indices.astype(np.int64)
+        self.indices = g.indices
         self.weights = g.weights
         self.ends = g.light_end(spec.delta) if spec.light_heavy else g.indptr[1:]
         self.inf = np.iinfo(spec.dtype).max

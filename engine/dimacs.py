@@ -83,21 +83,20 @@ def read_dimacs(path: Path, *, weights: str | None = None, name: str | None = No
         raise GraphFormatError(msg)
     kind, n, m = header.group(1).decode(), int(header.group(2)), int(header.group(3))
     body = data[: header.start()] + data[header.end() :]
-    columns = 4 if kind == "sp" else 2
-    table = _parse_table(body, columns, path.name)
+    table = _parse_table(body, kind == "sp", path.name)
     if len(table) != m:
         msg = (
             f"{path.name}: the header promises {m} {'arcs' if kind == 'sp' else 'edges'} but "
             f"the file has {len(table)}; it is truncated or corrupt"
         )
         raise GraphFormatError(msg)
-    ends = table[:, -3:-1] if kind == "sp" else table
+    ends = table[:, :2]
     if m and (ends.min() < 1 or ends.max() > n):
         msg = f"{path.name}: a node id is outside 1..{n}; the file is corrupt"
         raise GraphFormatError(msg)
     tails, heads = ends[:, 0] - 1, ends[:, 1] - 1
     if choice is None:
-        w = table[:, 3] if kind == "sp" else np.ones(m, dtype=np.int64)
+        w = table[:, 2] if kind == "sp" else np.ones(m, dtype=np.int64)
         weight_kind = "file" if kind == "sp" else "unit"
     elif choice[0] == "unit":
         w, weight_kind = np.ones(m, dtype=np.int64), "unit"
@@ -117,18 +116,18 @@ def read_dimacs(path: Path, *, weights: str | None = None, name: str | None = No
     )
 
 
-def _parse_table(body: bytes, columns: int, filename: str) -> np.ndarray:
+def _parse_table(body: bytes, arcs: bool, filename: str) -> np.ndarray:
+    """The numbers of the edge lines: ``u v w`` of ``a u v w`` lines, or ``u v``."""
     import pandas as pd
+
+    usecols = [1, 2, 3] if arcs else [0, 1]
+    width = len(usecols)
 
     if re.search(rb"^[ \t]*c", body, re.MULTILINE):
         body = b"\n".join(ln for ln in body.splitlines() if not ln.lstrip().startswith(b"c"))
     text = body.strip()
     if not text:
-        return np.zeros((0, columns), dtype=np.int64)
-    if columns == 4:
-        usecols, width = [1, 2, 3], 3
-    else:
-        usecols, width = [0, 1], 2
+        return np.zeros((0, width), dtype=np.int64)
     try:
         frame = pd.read_csv(
             io.BytesIO(text),
@@ -142,7 +141,7 @@ def _parse_table(body: bytes, columns: int, filename: str) -> np.ndarray:
         first = str(exc).splitlines()[0]
         msg = f"{filename}: malformed line ({first}); the file is corrupt"
         raise GraphFormatError(msg) from None
-    if columns == 4:
+    if arcs:
         tags = set(re.findall(rb"^[ \t]*(\S+)", text[: 1 << 16], re.MULTILINE))
         if tags != {b"a"}:
             msg = f"{filename}: arc lines must start with 'a'; the file is corrupt"
@@ -151,4 +150,4 @@ def _parse_table(body: bytes, columns: int, filename: str) -> np.ndarray:
     if table.shape[1] != width:
         msg = f"{filename}: lines need {width} numbers; the file is corrupt"
         raise GraphFormatError(msg)
-    return np.column_stack([np.zeros(len(table), np.int64), table]) if columns == 4 else table
+    return table

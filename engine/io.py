@@ -16,6 +16,7 @@ The cache folder is ``$FRONTIER_CACHE_DIR``, else ``$XDG_CACHE_HOME/frontier``, 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -95,18 +96,16 @@ def load_graph(
         if not place:
             msg = "empty place name; write it like place:Berlin, Germany"
             raise ParameterError(msg)
-        options = {"network": network, "weight": weight}
-        return _cached(
+        reader = functools.partial(osm.networkx_from_place, place, network, cache_dir())
+        return _cached_osm(
             "place",
             place,
-            options,
             None,
+            f"place:{place} ({network})",
+            {"network": network},
+            reader,
+            weight,
             cache,
-            lambda: osm.graph_from_arcs(
-                osm.arcs_from_networkx(osm.networkx_from_place(place, network, cache_dir())),
-                weight,
-                f"place:{place} ({network})",
-            ),
         )
     path = Path(text).expanduser()
     if not path.is_file():
@@ -114,30 +113,22 @@ def load_graph(
         msg = f"graph file {text!r} {what}; give a file path, 'helsinki' or 'place:NAME'"
         raise GraphNotFoundError(msg)
     suffix = _suffix(path)
-    osm_reader = None
+    ident = str(path.resolve())
     if suffix == ".osm.pbf":
-        kind, label, options = "pbf", f"{path.name} ({network})", {"network": network}
-        osm_reader = lambda: osm.networkx_from_pbf(path, network)  # noqa: E731
-    elif suffix in _OSM_XML:
-        kind, label, options = "xml", path.name, {}
-        osm_reader = lambda: osm.networkx_from_xml(path)  # noqa: E731
-    elif suffix == ".graphml":
-        kind, label, options = "graphml", path.name, {}
-        osm_reader = lambda: osm.networkx_from_graphml(path)  # noqa: E731
-    if osm_reader is not None:
-        return _cached(
-            kind,
-            str(path.resolve()),
-            options | {"weight": weight},
-            path,
-            cache,
-            lambda: osm.graph_from_arcs(osm.arcs_from_networkx(osm_reader()), weight, label),
-        )
+        reader = functools.partial(osm.networkx_from_pbf, path, network)
+        label = f"{path.name} ({network})"
+        return _cached_osm("pbf", ident, path, label, {"network": network}, reader, weight, cache)
+    if suffix in _OSM_XML:
+        reader = functools.partial(osm.networkx_from_xml, path)
+        return _cached_osm("xml", ident, path, path.name, {}, reader, weight, cache)
+    if suffix == ".graphml":
+        reader = functools.partial(osm.networkx_from_graphml, path)
+        return _cached_osm("graphml", ident, path, path.name, {}, reader, weight, cache)
     if suffix in _DIMACS or _sniff_dimacs(path):
         options = {"weights": weights}
         return _cached(
             "dimacs",
-            str(path.resolve()),
+            ident,
             options,
             path,
             cache,
@@ -155,6 +146,15 @@ def _sniff_dimacs(path: Path) -> bool:
         return dimacs.looks_like_dimacs(dimacs.read_bytes(path))
     except GraphFormatError:
         return False
+
+
+def _cached_osm(kind, ident, path, label, options, reader, weight, use_cache) -> CSRGraph:
+    """`_cached` for OSM sources: ``reader()`` gives an osmnx graph, built with ``weight``."""
+
+    def build() -> CSRGraph:
+        return osm.graph_from_arcs(osm.arcs_from_networkx(reader()), weight, label)
+
+    return _cached(kind, ident, options | {"weight": weight}, path, use_cache, build)
 
 
 def _cached(kind, ident, options, path, use_cache, build) -> CSRGraph:

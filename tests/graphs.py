@@ -70,14 +70,12 @@ def check_tree(result) -> None:
         w = g.weights[row][g.indices[row] == v]
         assert w.size and dist[u] + int(w.min()) == dist[v]
     # following parents always reaches the source (no cycles)
-    depth = np.zeros(g.n_nodes, dtype=np.int64)
     for v in has:
         x, steps = v, 0
         while x != result.source:
             x = pred[x]
             steps += 1
             assert steps <= g.n_nodes
-        depth[v] = steps
 
 
 def shared_path(*parts: str) -> Path:

