@@ -31,6 +31,8 @@ WEIGHTS = ("length", "travel_time")
 SCALE = {"length": 100, "travel_time": 1000}
 ASSET_DIR = Path(__file__).resolve().parent.parent / "assets"
 OVERPASS_HOST = "overpass-api.de"
+#: Speed given to every road of OSM data that has no maxspeed tag at all (km/h).
+FALLBACK_KPH = 30.0
 
 
 def check_network(network: str) -> str:
@@ -58,7 +60,10 @@ def arcs_from_networkx(G) -> dict[str, np.ndarray]:
         raise GraphFormatError(msg)
     G = ox.truncate.largest_component(G, strongly=True)
     try:
-        G = ox.routing.add_edge_speeds(G)
+        try:
+            G = ox.routing.add_edge_speeds(G)
+        except ValueError:  # no maxspeed tag anywhere: every road gets the urban default
+            G = ox.routing.add_edge_speeds(G, fallback=FALLBACK_KPH)
         G = ox.routing.add_edge_travel_times(G)
     except (ValueError, KeyError, TypeError) as exc:
         msg = f"cannot compute travel times from this OSM data ({exc})"

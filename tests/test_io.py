@@ -11,7 +11,7 @@ import pytest
 import engine
 from engine import dimacs, load_graph, osm
 
-from .graphs import load_shared
+from .graphs import load_shared, write_osm_grid
 
 PACE_TEXT = b"c tiny PACE graph\np tw 4 3\n1 2\n2 3\n3 1\n"
 DIMACS_TEXT = b"c tiny DIMACS graph\np sp 3 4\na 1 2 7\na 2 3 0\na 1 2 3\na 3 1 5\n"
@@ -203,3 +203,13 @@ def test_cached_graph_loads_from_cache(tmp_path, monkeypatch, write):
     assert len(files) == 1
     again = load_graph(path, weights="random:2")
     assert np.array_equal(first.weights, again.weights) and again.weight_kind == "random:2"
+
+
+def test_osm_without_any_maxspeed_gets_the_urban_default(tmp_path):
+    path = write_osm_grid(tmp_path / "grid.osm", 4, 5)
+    length = load_graph(path, cache=False)
+    time_ms = load_graph(path, weight="travel_time", cache=False)
+    assert length.n_nodes == time_ms.n_nodes >= 16
+    metres_per_ms = osm.FALLBACK_KPH / 3600
+    expected = np.sort(length.weights / 100 / metres_per_ms)
+    np.testing.assert_allclose(np.sort(time_ms.weights), expected, rtol=0.01, atol=1)
