@@ -1,0 +1,1 @@
+"""Frontier's dashboard: `panel serve viz/app.py`."""

@@ -1,0 +1,186 @@
+"""The dashboard in a real browser: `panel serve viz/app.py` driven by headless Chromium.
+
+Uses Debian's ``chromium`` (``.ci/run`` installs it) through Playwright's
+``executable_path``; Playwright's own browsers are never downloaded.
+"""
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.ui
+sync_api = pytest.importorskip("playwright.sync_api")
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: Flags for a headless Chromium on a machine with no network (see the env notes).
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_app(env: dict, log: Path) -> tuple[subprocess.Popen, str]:
+    """Start `panel serve viz/app.py` on a free loopback port; return it and the app's URL
+    once it answers."""
+    port = _free_port()
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "panel", "serve", "viz/app.py", "--port", str(port),
+             "--address", "127.0.0.1"],
+            cwd=ROOT, env=dict(os.environ, FRONTIER_OFFLINE="1", **env), stdout=out,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
+            return proc, f"http://127.0.0.1:{port}/app"
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                msg = f"panel serve did not start:\n{log.read_text()}"
+                raise RuntimeError(msg) from None
+            time.sleep(0.3)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app served on loopback, as the README's command does."""
+    log = tmp_path_factory.mktemp("app-log") / "serve.log"
+    cache = tmp_path_factory.mktemp("app-cache")
+    proc, url = serve_app({"FRONTIER_CACHE_DIR": str(cache)}, log)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+    text = log.read_text()
+    assert "Traceback" not in text, text
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_app(browser, url):
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(url)
+    page.locator(".frontier-map canvas").first.wait_for(timeout=60_000)
+    return page
+
+
+def number(page, css: str) -> int:
+    return int(page.locator(f".{css}").first.inner_text().replace(",", ""))
+
+
+def cursor(page) -> float:
+    """Where the near/far chart's frame cursor is, read from the Bokeh document."""
+    return page.evaluate(
+        """() => {
+            for (const doc of Bokeh.documents)
+                for (const m of doc.all_models)
+                    if (m.type == "Span" && m.dimension == "height") return m.location;
+            return null;
+        }"""
+    )
+
+
+def stats(page) -> str:
+    return page.locator(".frontier-stats").first.inner_text()
+
+
+def wait_for(predicate, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.1)
+
+
+def play_button(page):
+    return page.locator(".frontier-play button").first
+
+
+def test_plays_pauses_and_reruns_on_a_new_delta(server, browser, tmp_path):
+    page = open_app(browser, server)
+    wait_for(lambda: number(page, "frontier-iteration") > 3)  # it starts moving by itself
+    assert "Pause" in play_button(page).inner_text()
+    play_button(page).click()
+    wait_for(lambda: "Play" in play_button(page).inner_text())
+    time.sleep(0.3)
+    paused = number(page, "frontier-iteration")
+    time.sleep(0.6)
+    assert number(page, "frontier-iteration") == paused  # no queued frames arrive later
+    page.locator("button", has_text="First").first.click()
+    wait_for(lambda: number(page, "frontier-iteration") == 0)
+    assert cursor(page) == 0
+    play_button(page).click()
+    wait_for(lambda: number(page, "frontier-iteration") >= 15)
+    assert cursor(page) > 0
+    wait_for(lambda: number(page, "frontier-near-count") > 0)
+    before = stats(page)
+    iterations = re.search(r"Iterations\s+([\d,]+)", before).group(1)
+    delta = page.locator(".frontier-delta input").first
+    delta.fill("1500")
+    delta.press("Enter")
+    wait_for(lambda: "Δ 1,500" in stats(page))
+    after = stats(page)
+    assert re.search(r"Iterations\s+([\d,]+)", after).group(1) != iterations
+    page.screenshot(path=tmp_path / "dashboard.png", full_page=True)
+    assert (tmp_path / "dashboard.png").stat().st_size > 10_000
+
+
+def test_bad_delta_is_a_notification_and_the_run_stays(server, browser):
+    page = open_app(browser, server)
+    before = stats(page)
+    delta = page.locator(".frontier-delta input").first
+    delta.fill("0")
+    delta.press("Enter")
+    toast = page.locator(".notyf__toast", has_text="delta must be ≥ 1")
+    toast.first.wait_for(timeout=10_000)
+    assert stats(page) == before
+    assert "Traceback" not in page.content()
+
+
+def route(page) -> str:
+    return re.search(r"Route\s+(.*)", stats(page)).group(1)
+
+
+def test_two_sessions_each_with_their_own_source(server, browser):
+    one, two = open_app(browser, server), open_app(browser, server)
+    wait_for(lambda: "Route" in stats(one) and "Route" in stats(two))
+    default = route(one)
+    assert route(two) == default
+    canvas = one.locator(".frontier-map .bk-events").first
+    box = canvas.bounding_box()
+    canvas.click(position={"x": box["width"] * 0.5, "y": box["height"] * 0.3})
+    wait_for(lambda: route(one) != default)
+    moved = route(one)
+    canvas.click(position={"x": box["width"] * 0.5, "y": box["height"] * 0.7}, modifiers=["Shift"])
+    wait_for(lambda: route(one) != moved)
+    assert route(two) == default  # the other session keeps its own query

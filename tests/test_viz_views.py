@@ -1,0 +1,113 @@
+"""The dashboard's views render the state: one column per frame, readouts, cards, controls."""
+
+import numpy as np
+import param
+import pytest
+
+from viz.cards import StatsCard
+from viz.charts import ChartsView, Readouts
+from viz.citymap import MapView
+from viz.controls import GraphControls, Player, RunControls
+from viz.state import GraphChoice, Session
+
+
+@pytest.fixture
+def session():
+    s = Session()
+    assert s.load_graph(GraphChoice()), s.error
+    return s
+
+
+def test_map_replaces_the_state_column_per_frame(session):
+    view = MapView(session)
+    run = session.runs[0]
+    nodes = view._nodes
+    columns = dict(nodes.data)
+    for frame in (0, 7, run.n_frames - 1):
+        session.seek(frame)
+        np.testing.assert_array_equal(nodes.data["state"], run.states(frame))
+        assert view._route_line.visible == run.route_visible(frame)
+    assert nodes.data["x"] is columns["x"] and nodes.data["y"] is columns["y"]
+    assert len(view._marks.data["x"]) == 2  # source and target
+    assert len(view._route.data["x"]) == run.route.size
+    ring = view._ring.data
+    geo = session.loaded.geometry
+    assert ring["outer"][0] == pytest.approx(run.readout(run.n_frames - 1)["hi"] * geo.scale)
+
+
+def test_map_follows_a_new_graph_and_clicks(session, tmp_path):
+    view = MapView(session)
+    first = view._pane.object
+    assert session.load_graph(GraphChoice(network="walk"))
+    assert view._pane.object is not first
+    assert len(view._nodes.data["x"]) == session.loaded.graph.n_nodes
+    geo = session.loaded.geometry
+
+    class Tap:  # what Bokeh's Tap event carries
+        x, y, modifiers = geo.x[9], geo.y[9], {"shift": True}
+
+    view._on_tap(Tap)
+    assert session.target == 9
+
+
+def test_readouts_and_charts_follow_the_frame(session):
+    readouts, charts = Readouts(session), ChartsView(session)
+    run = session.runs[0]
+    session.seek(12)
+    values = run.readout(12)
+    assert f'class="frontier-iteration">{values["iteration"]}<' in readouts._layout.object
+    assert f'class="frontier-near-count">{values["near"]}<' in readouts._layout.object
+    assert all(c.location == 12 for c in charts._cursors)
+    assert list(charts._series.data["near"]) == list(run.chart_columns()["near"])
+    assert not charts._buckets.visible
+    session.configs[0].method = "delta_stepping"
+    assert charts._buckets.visible
+    session.seek(5)
+    np.testing.assert_array_equal(charts._bins.data["size"], session.runs[0].buckets(5))
+
+
+def test_stats_card_compares_with_dijkstra(session):
+    card = StatsCard(session)
+    run = session.runs[0]
+    text = card._layout.object
+    assert f"{run.result.counters.iterations:,} in" in text
+    assert f"Dijkstra: {run.reference.edges_relaxed:,}" in text
+    assert "1.36 km" in text and "min" in text  # route length and travel time
+
+
+def test_run_controls_drive_the_config(session):
+    config = session.configs[0]
+    controls = RunControls(session, config)
+    controls.delta_slider.value = 1024
+    assert (config.auto_delta, config.delta) == (False, 1024)
+    assert session.runs[0].result.delta == 1024
+    controls.delta.value = 0  # refused: the widgets go back with the config
+    assert "delta must be" in session.error
+    assert controls.delta.value == 1024 and session.runs[0].result.delta == 1024
+    controls.method.value = "bellman_ford"
+    assert controls.delta_slider.disabled and session.runs[0].result.delta is None
+
+
+def test_graph_controls_reload_and_refuse(session, tmp_path):
+    controls = GraphControls(session)
+    controls.network.value = "walk"
+    assert session.loaded.choice.network == "walk"
+    controls.source.value = "path"
+    controls.text.value = str(tmp_path / "nowhere.osm")
+    controls._load()
+    assert "only files under" in session.error
+    assert session.loaded.choice.network == "walk" and controls.network.value == "walk"
+
+
+def test_player_buttons(session):
+    player = Player(session)
+    session.pause()
+    player.play.clicks += 1
+    assert session.playing and player.play.label == "Pause"
+    player.play.clicks += 1
+    assert not session.playing and player.play.label == "Play"
+    player.forward.clicks += 1
+    assert session.frame == 1 and player.scrub.value == 1
+    with param.edit_constant(player.scrub):
+        player.scrub.value_throttled = 9  # what a browser's slider release sends
+    assert session.frame == 9

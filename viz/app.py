@@ -1,0 +1,65 @@
+"""The Frontier dashboard: ``panel serve viz/app.py``.
+
+Composes the views of one `Session` per browser session; all logic lives in `viz.state`.
+"""
+
+import panel as pn
+
+import engine
+from viz.cards import LEGEND, NOTES, StatsCard
+from viz.charts import ChartsView, Readouts
+from viz.citymap import MapView
+from viz.controls import GraphControls, Player, QueryControls, RunControls
+from viz.state import GraphChoice, Session
+
+pn.extension("filedropper", notifications=True, sizing_mode="stretch_width")
+
+session = Session()
+session.load_graph(GraphChoice())
+session.param.watch(lambda e: pn.state.notifications.error(e.new, duration=8000), "error")
+
+
+def slot(k: int) -> pn.Column:
+    """Map, readouts, stats and charts of run ``k``."""
+    return pn.Column(
+        Readouts(session, k),
+        MapView(session, k),
+        StatsCard(session, k),
+        ChartsView(session, k),
+        visible=True if k == 0 else session.param.compare,
+        sizing_mode="stretch_width",
+    )
+
+
+backend_note = pn.pane.Alert(
+    "No CUDA GPU on this server: searches run on the NumPy twin of the GPU kernels "
+    "(same answers, same frames).",
+    alert_type="warning",
+    visible=not engine.gpu_available(),
+)
+compare = pn.widgets.Switch.from_param(
+    session.param.compare, label="Compare with search B, side by side"
+)
+sidebar = pn.Column(
+    "## Frontier",
+    GraphControls(session),
+    QueryControls(session),
+    "### Search A",
+    RunControls(session, session.configs[0]),
+    compare,
+    pn.Column(
+        "### Search B", RunControls(session, session.configs[1]), visible=session.param.compare
+    ),
+    backend_note,
+    width=330,
+    sizing_mode=None,
+)
+main = pn.Column(
+    Player(session),
+    pn.pane.HTML(LEGEND),
+    pn.Row(slot(0), slot(1), sizing_mode="stretch_width"),
+    pn.pane.Markdown(NOTES),
+    sizing_mode="stretch_width",
+)
+pn.state.onload(session.play)
+pn.Row(sidebar, main, sizing_mode="stretch_width").servable(title="Frontier")

@@ -1,0 +1,92 @@
+"""The stats card of each run, the legend and the plain-words notes."""
+
+from __future__ import annotations
+
+import html
+
+import panel as pn
+
+from . import style
+from .runview import RunView
+from .state import METHOD_LABELS, Run, Session
+
+LEGEND = "".join(
+    f'<span style="display:inline-block;width:11px;height:11px;border-radius:6px;'
+    f'background:{color};margin:0 4px 0 10px;vertical-align:middle"></span>{label}'
+    for color, label in (
+        (style.ROAD, "unreached"),
+        (style.FAR, "far"),
+        (style.NEAR, "near"),
+        (style.SETTLED, "settled"),
+        (style.SOURCE, "source"),
+        (style.TARGET, "target"),
+    )
+)
+
+NOTES = """
+**Settled** nodes (dark green) have their final distance. **Near** nodes (light green) have a
+tentative distance below the threshold phase·Δ: they are relaxed again and again until no
+distance improves. **Far** nodes (orange) were reached with a distance beyond the threshold:
+they wait in the far pile. When near empties, the threshold moves up by Δ, the far pile is
+compacted and its nodes under the new threshold become near. The blue band is where the
+threshold lies as the crow flies.
+
+**Δ** trades parallelism against wasted work: a large Δ puts more nodes in each near set
+(more work per iteration, fewer iterations) but relaxes nodes whose distances later improve;
+a small Δ approaches Dijkstra. **Batch size** is how many iterations the GPU runs before the
+host checks whether near is empty: it changes speed (host syncs), never the answer or the
+frames. **Δ-stepping** uses buckets of width Δ and relaxes heavy arcs once per bucket;
+**Bellman-Ford** has no threshold at all.
+"""
+
+
+def _row(label: str, value: str) -> str:
+    return f"<tr><td style='padding-right:12px;color:#555'>{label}</td><td>{value}</td></tr>"
+
+
+def _ratio(speed: float) -> str:
+    return f"{speed:.1f}× faster" if speed >= 1 else f"{1 / speed:.1f}× slower"
+
+
+def stats_html(run: Run) -> str:
+    """The finished run's numbers as an HTML table."""
+    r, ref = run.result, run.reference
+    c = r.counters
+    kind = r.graph.weight_kind
+    delta = "—" if r.delta is None else f"{r.delta:,} ({style.weight_text(r.delta, kind)})"
+    speed = ref.elapsed_s / r.elapsed_s if r.elapsed_s > 0 else float("inf")
+    efficiency = ref.edges_relaxed / max(c.edges_relaxed, 1)
+    g = r.graph
+    rows = [
+        _row("Graph", f"{html.escape(g.name)} · {g.n_nodes:,} nodes · {g.n_arcs:,} arcs"),
+        _row("Search", f"{METHOD_LABELS[r.method]} · Δ {delta} · batch {r.batch_size}"),
+        _row("Ran on", html.escape(r.device)),
+        _row("Iterations", f"{c.iterations:,} in {c.phases:,} phases"),
+        _row("Host syncs", f"{c.host_syncs:,}"),
+        _row("Arcs relaxed", f"{c.edges_relaxed:,} (Dijkstra: {ref.edges_relaxed:,})"),
+        _row("Relative efficiency", f"{efficiency:.0%} of the work is what Dijkstra does"),
+        _row(
+            "Search time",
+            f"{style.ms(r.elapsed_s)} with recording, vs SciPy Dijkstra "
+            f"{style.ms(ref.elapsed_s)} ({_ratio(speed)})",
+        ),
+    ]
+    if run.route.size:
+        cost = ", ".join(style.weight_text(v, k) for k, v in run.route_cost.items())
+        rows.append(_row("Route", f"{cost} · {run.route.size - 1} arcs"))
+    elif r.target is None:
+        rows.append(_row("Route", "no target: full single-source search"))
+    return f"<table class='frontier-stats' style='font-size:13px'>{''.join(rows)}</table>"
+
+
+class StatsCard(RunView):
+    """Numbers of one finished run, shown as soon as the search ends."""
+
+    def __init__(self, session: Session, slot: int = 0, **params):
+        super().__init__(session, slot, **params)
+        self._layout = pn.pane.HTML("", sizing_mode="stretch_width")
+        self._follow(frames=False)
+
+    def _on_runs(self, *_events) -> None:
+        if self._run is not None:
+            self._layout.object = stats_html(self._run)

@@ -1,0 +1,133 @@
+"""Charts and readouts linked to the player: near/far/settled sizes, arcs relaxed, buckets."""
+
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource, DataRange1d, Span
+from bokeh.plotting import figure
+
+from engine.recording import BUCKET_BINS
+
+from . import style
+from .runview import RunView
+from .state import Session
+
+_READOUTS = (
+    ("iteration", "Iteration", "frontier-iteration"),
+    ("phase", "Phase", "frontier-phase"),
+    ("near", "Near", "frontier-near-count"),
+    ("far", "Far", "frontier-far-count"),
+    ("settled", "Settled", "frontier-settled-count"),
+)
+
+
+def _chart(title: str, x_range, height: int) -> figure:
+    fig = figure(
+        title=title,
+        x_range=x_range,
+        height=height,
+        sizing_mode="stretch_width",
+        tools="xpan,xwheel_zoom,reset",
+        toolbar_location=None,
+    )
+    fig.title.text_font_size = "12px"
+    fig.yaxis.formatter.use_scientific = False
+    return fig
+
+
+class Readouts(RunView):
+    """The current frame's numbers, each in an element with a stable CSS class."""
+
+    def __init__(self, session: Session, slot: int = 0, **params):
+        super().__init__(session, slot, **params)
+        self._layout = pn.pane.HTML("", margin=(0, 10), sizing_mode="stretch_width")
+        self._follow()
+
+    def _on_frame(self, *_events) -> None:
+        run = self._run
+        if run is None:
+            return
+        values = run.readout(self.session.frame)
+        items = [f'{label} <b class="{css}">{values[key]}</b>' for key, label, css in _READOUTS]
+        kind = run.result.graph.weight_kind
+        shown = "∞" if run.result.delta is None else style.weight_text(values["hi"], kind)
+        items.append(f"Threshold phase·Δ <b>{shown}</b>")
+        self._layout.object = (
+            '<div style="display:flex;gap:28px">'
+            + "".join(f"<span>{item}</span>" for item in items)
+            + "</div>"
+        )
+
+
+class ChartsView(RunView):
+    """Near/far/settled per iteration with phase marks, arcs relaxed, and Δ-stepping's
+    buckets; a cursor follows the player."""
+
+    def __init__(self, session: Session, slot: int = 0, x_range=None, **params):
+        super().__init__(session, slot, **params)
+        x_range = x_range or DataRange1d()
+        self._series = ColumnDataSource(dict(frame=[], near=[], far=[], settled=[], edges=[]))
+        self._phases = ColumnDataSource(dict(x=[]))
+        self._sets = _chart("Nodes near, far and settled per iteration", x_range, 210)
+        for name, color in (("settled", style.SETTLED), ("far", style.FAR), ("near", style.NEAR)):
+            self._sets.line(
+                "frame", name, source=self._series, color=color, line_width=2, legend_label=name
+            )
+        self._sets.vspan(
+            x="x", source=self._phases, line_color="#999999", line_alpha=0.35, line_dash="dotted"
+        )
+        self._sets.legend.location = "top_left"
+        self._sets.legend.label_text_font_size = "11px"
+        self._edges = _chart("Arcs relaxed, cumulative (dashed: Dijkstra's total)", x_range, 160)
+        self._edges.line("frame", "edges", source=self._series, color="#555555", line_width=2)
+        self._dijkstra = Span(dimension="width", line_dash="dashed", line_color="#888888")
+        self._edges.add_layout(self._dijkstra)
+        self._cursors = []
+        for fig in (self._sets, self._edges):
+            cursor = Span(location=0, dimension="height", line_color="#222222", line_width=1)
+            fig.add_layout(cursor)
+            self._cursors.append(cursor)
+        self._bins = ColumnDataSource(dict(k=np.arange(BUCKET_BINS), size=np.zeros(BUCKET_BINS)))
+        self._buckets = figure(
+            title="Δ-stepping buckets: nodes per bucket, current first (last bar: the rest)",
+            height=160,
+            sizing_mode="stretch_width",
+            toolbar_location=None,
+            tools="",
+        )
+        self._buckets.title.text_font_size = "12px"
+        self._buckets.vbar(x="k", top="size", source=self._bins, width=0.9, color=style.FAR)
+        self._layout = pn.Column(
+            pn.pane.Bokeh(self._sets, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self._edges, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self._buckets, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+        self._follow()
+
+    def _on_runs(self, *_events) -> None:
+        run = self._run
+        if run is None:
+            return
+        self._series.data = run.chart_columns()
+        self._phases.data = dict(x=run.phase_starts())
+        self._dijkstra.location = run.reference.edges_relaxed
+        has_buckets = run.result.recording is not None and run.result.recording.buckets is not None
+        self._buckets.visible = has_buckets
+        if has_buckets:
+            used = np.flatnonzero(run.result.recording.buckets.any(axis=0))
+            self._buckets.x_range.end = (used.max() if used.size else 0) + 1.5
+            self._buckets.x_range.start = -0.5
+        self._on_frame()
+
+    def _on_frame(self, *_events) -> None:
+        run = self._run
+        if run is None:
+            return
+        frame = min(self.session.frame, run.n_frames - 1)
+        for cursor in self._cursors:
+            cursor.location = frame
+        bins = run.buckets(frame)
+        if bins is not None:
+            self._bins.data["size"] = bins

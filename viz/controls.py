@@ -1,0 +1,296 @@
+"""Widgets that change the `Session`: graph, query, search settings and the player."""
+
+from __future__ import annotations
+
+import panel as pn
+from panel.viewable import Viewer
+
+import engine
+
+from . import state
+from .state import GraphChoice, RunConfig, Session
+
+#: Δ slider stops: powers of two.
+DELTA_STOPS = [2**k for k in range(31)]
+#: Batch-size slider stops.
+BATCH_STOPS = [2**k for k in range(13)]
+_SOURCES = {
+    "Helsinki (embedded)": "helsinki",
+    "Place name (online)": "place",
+    "File path": "path",
+    "Upload a file": "upload",
+}
+
+
+def two_way(widget, obj, name: str, *, attr: str = "value") -> None:
+    """Keep ``widget.attr`` and ``obj.name`` equal in both directions. Each side copies the
+    other's *current* value, so a change that was refused and reverted meanwhile is not
+    replayed by a late watcher."""
+
+    def push(_event):
+        if getattr(obj, name) != (value := getattr(widget, attr)):
+            setattr(obj, name, value)
+
+    def pull(_event):
+        if getattr(widget, attr) != (value := getattr(obj, name)):
+            setattr(widget, attr, value)
+
+    widget.param.watch(push, attr)
+    obj.param.watch(pull, name)
+
+
+def _nearest_stop(value: int, stops: list[int]) -> int:
+    return min(stops, key=lambda s: abs(s - value))
+
+
+class RunControls(Viewer):
+    """Method, Δ (log slider, exact value, auto), batch size and backend of one `RunConfig`."""
+
+    def __init__(self, session: Session, config: RunConfig, **params):
+        super().__init__(**params)
+        self.session, self.config = session, config
+        labels = {label: key for key, label in state.METHOD_LABELS.items()}
+        self.method = pn.widgets.Select(label="Algorithm", options=labels, value=config.method)
+        self.auto = pn.widgets.Toggle(label="auto Δ", value=config.auto_delta, color="light")
+        self.delta_slider = pn.widgets.DiscreteSlider(
+            label="Δ (log scale)",
+            options=DELTA_STOPS,
+            value=_nearest_stop(config.delta, DELTA_STOPS),
+        )
+        self.delta = pn.widgets.IntInput(
+            label="Δ exact", value=config.delta, width=120, css_classes=["frontier-delta"]
+        )
+        self.batch = pn.widgets.DiscreteSlider(
+            label="Batch size (iterations per host check)",
+            options=BATCH_STOPS,
+            value=_nearest_stop(config.batch_size, BATCH_STOPS),
+        )
+        self.backend = pn.widgets.Select(
+            label="Backend", options=list(engine.methods.BACKENDS), value=config.backend
+        )
+        two_way(self.method, config, "method")
+        two_way(self.auto, config, "auto_delta")
+        two_way(self.backend, config, "backend")
+        self._syncing = False
+        self.delta_slider.param.watch(self._chose_delta, "value")
+        self.delta.param.watch(self._chose_delta, "value")
+        self.batch.param.watch(self._batched, "value")
+        config.param.watch(self._sync, ["delta", "batch_size", "auto_delta", "method"])
+        session.param.watch(self._sync, "runs")
+        self._sync()
+
+    def _chose_delta(self, event) -> None:
+        if not self._syncing:
+            self.config.param.update(delta=event.new, auto_delta=False)
+
+    def _batched(self, event) -> None:
+        if not self._syncing:
+            self.config.batch_size = event.new
+
+    def _sync(self, *_events) -> None:
+        c = self.config
+        self._syncing = True  # moving the sliders to match is not a user's choice
+        try:
+            self.delta.value = c.delta
+            self.delta_slider.value = _nearest_stop(c.delta, DELTA_STOPS)
+            self.batch.value = _nearest_stop(c.batch_size, BATCH_STOPS)
+        finally:
+            self._syncing = False
+        uses_delta = engine.METHODS[c.method].uses_delta
+        for w in (self.auto, self.delta_slider, self.delta):
+            w.disabled = not uses_delta
+        self.batch.disabled = not engine.METHODS[c.method].iterative
+        if self.session.loaded is not None:
+            self.auto.label = f"auto Δ = {self.session.loaded.graph.auto_delta():,}"
+
+    def __panel__(self):
+        return pn.Column(
+            self.method,
+            pn.Row(self.auto, self.delta),
+            self.delta_slider,
+            self.batch,
+            self.backend,
+            sizing_mode="stretch_width",
+        )
+
+
+class GraphControls(Viewer):
+    """Which graph: the embedded city, a place, a typed path or an upload; network; weight."""
+
+    def __init__(self, session: Session, **params):
+        super().__init__(**params)
+        self.session = session
+        choice = session.loaded.choice if session.loaded else GraphChoice()
+        self.source = pn.widgets.Select(label="Graph", options=_SOURCES, value="helsinki")
+        self.text = pn.widgets.TextInput(label="Place or path", placeholder="Helsinki, Finland")
+        self.upload = pn.widgets.FileDropper(
+            max_file_size=f"{state.MAX_UPLOAD_MB}MB", multiple=False, visible=False
+        )
+        self.network = pn.widgets.Select(
+            label="Network", options=list(state.NETWORKS), value=choice.network
+        )
+        self.weight = pn.widgets.Select(
+            label="Weight", options=list(state.WEIGHTS), value=choice.weight
+        )
+        self.weights = pn.widgets.Select(
+            label="DIMACS/PACE weights", options=list(state.DIMACS_WEIGHTS), value=choice.weights
+        )
+        self.load = pn.widgets.Button(label="Load graph", color="primary")
+        self.source.param.watch(self._kind_changed, "value")
+        self.load.on_click(self._load)
+        for w in (self.network, self.weight, self.weights):
+            w.param.watch(self._reload, "value")
+        session.param.watch(self._sync, ["loaded", "error"])
+        self._kind_changed()
+
+    def _options(self) -> dict:
+        return dict(
+            network=self.network.value, weight=self.weight.value, weights=self.weights.value
+        )
+
+    def _kind_changed(self, *_events) -> None:
+        kind = self.source.value
+        self.text.visible = kind in ("place", "path")
+        self.text.placeholder = "Helsinki, Finland" if kind == "place" else "data/city.osm.pbf"
+        self.upload.visible = kind == "upload"
+
+    def _load(self, *_events) -> None:
+        kind, s = self.source.value, self.session
+        with self.load.param.update(loading=True):
+            if kind == "helsinki":
+                s.load_graph(GraphChoice("helsinki", **self._options()))
+            elif kind == "place":
+                s.load_graph(GraphChoice(f"place:{self.text.value.strip()}", **self._options()))
+            elif kind == "path":
+                s.load_path(self.text.value, **self._options())
+            elif not self.upload.value:
+                s.fail(state.DashboardError("choose a file to upload first"))
+            else:
+                (name, data), *_ = self.upload.value.items()
+                data = data.encode() if isinstance(data, str) else data
+                s.load_upload(name, data, **self._options())
+
+    def _reload(self, *_events) -> None:
+        current = self.session.loaded.choice
+        choice = GraphChoice(current.spec, **self._options())
+        if choice != current:
+            self.session.load_graph(choice)
+
+    def _sync(self, *_events) -> None:
+        choice = self.session.loaded.choice
+        self.network.value, self.weight.value = choice.network, choice.weight
+        self.weights.value = choice.weights
+
+    def __panel__(self):
+        return pn.Column(
+            self.source,
+            self.text,
+            self.upload,
+            self.network,
+            self.weight,
+            self.weights,
+            self.load,
+            sizing_mode="stretch_width",
+        )
+
+
+class QueryControls(Viewer):
+    """What a click on the map sets, and clearing the target."""
+
+    def __init__(self, session: Session, **params):
+        super().__init__(**params)
+        self.session = session
+        self.mode = pn.widgets.RadioButtonGroup(
+            name="Click sets",
+            options={"Click sets source": "source", "Click sets target": "target"},
+            value=session.click_sets,
+            button_type="light",
+        )
+        two_way(self.mode, session, "click_sets")
+        self.clear = pn.widgets.Button(label="Clear target (full search)", color="light")
+        self.clear.on_click(lambda _e: session.set_query(target=None))
+        self.help = pn.pane.HTML(
+            "<small>Click the map for the nearest node; shift-click sets the target.</small>"
+        )
+
+    def __panel__(self):
+        return pn.Column(self.mode, self.help, self.clear, sizing_mode="stretch_width")
+
+
+class Player(Viewer):
+    """Play, pause, step, scrub, speed and loop; one frame is one iteration.
+
+    A server-side clock moves the frame to where the wall clock says (`Session.tick`), so a
+    slow browser or server skips frames instead of queueing them.
+    """
+
+    def __init__(self, session: Session, **params):
+        super().__init__(**params)
+        self.session = session
+        self.play = pn.widgets.Button(
+            label="Play", color="primary", width=100, css_classes=["frontier-play"]
+        )
+        self.back = pn.widgets.Button(label="Back", width=70)
+        self.forward = pn.widgets.Button(label="Step", width=70)
+        self.first = pn.widgets.Button(label="First", width=60)
+        self.scrub = pn.widgets.IntSlider(
+            label="Frame", start=0, end=1, value=0, sizing_mode="stretch_width"
+        )
+        self.fps = pn.widgets.Select(
+            label="",
+            options={f"{f} fps": f for f in state.FPS_CHOICES},
+            value=session.fps,
+            width=90,
+        )
+        self.loop = pn.widgets.Checkbox(label="loop", value=session.loop, width=60)
+        two_way(self.fps, session, "fps")
+        two_way(self.loop, session, "loop")
+        self.play.on_click(self._toggle)
+        self.back.on_click(lambda _e: session.step(-1))
+        self.forward.on_click(lambda _e: session.step(1))
+        self.first.on_click(lambda _e: session.step(-session.frame))
+        self.scrub.param.watch(self._scrubbed, "value_throttled")
+        session.param.watch(self._on_frame, ["frame", "runs"])
+        session.param.watch(self._on_playing, ["playing", "fps"])
+        self._clock = None
+        self._on_frame()
+
+    def _toggle(self, _event) -> None:
+        if self.session.playing:
+            self.session.pause()
+        else:
+            self.session.play()
+
+    def _scrubbed(self, event) -> None:
+        if event.new != self.session.frame:
+            self.session.seek(event.new)
+
+    def _on_frame(self, *_events) -> None:
+        end = max(self.session.n_frames - 1, 1)
+        self.scrub.param.update(end=end, value=min(self.session.frame, end))
+
+    def _on_playing(self, *_events) -> None:
+        s = self.session
+        self.play.label = "Pause" if s.playing else "Play"
+        if self._clock is not None:
+            self._clock.stop()
+            self._clock = None
+        if s.playing:
+            # Two ticks a frame: a tick that comes late still lands within its frame.
+            self._clock = pn.state.add_periodic_callback(self._tick, period=500 // s.fps)
+
+    def _tick(self) -> None:
+        with pn.io.hold():
+            self.session.tick()
+
+    def __panel__(self):
+        return pn.Row(
+            self.first,
+            self.back,
+            self.play,
+            self.forward,
+            self.scrub,
+            self.fps,
+            self.loop,
+            sizing_mode="stretch_width",
+        )

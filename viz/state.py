@@ -1,0 +1,587 @@
+"""The dashboard's state: which graph, which searches, which frame. Nothing is drawn here.
+
+A `Session` is made per browser session. It holds the loaded graph, the source and target,
+one or two `RunConfig` (the second for the side-by-side comparison), the finished `Run` of
+each, and the current frame of the player. Every change is computed first and committed only
+when it succeeded; a failure leaves the previous graph and runs in place and sets ``error``
+(the views turn it into a notification).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import hashlib
+import itertools
+import logging
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import panel as pn
+import param
+from scipy.spatial import cKDTree
+
+import engine
+from engine import UNREACHABLE, FrontierError, ParameterError
+from engine.io import cache_dir
+from engine.recording import FRAME_FIELDS
+
+log = logging.getLogger(__name__)
+
+#: The default search of the embedded city: across central Helsinki.
+HELSINKI_SOURCE, HELSINKI_TARGET = 25291537, 6388100055
+#: Graphs with more nodes are refused by the dashboard (the CLI takes them).
+MAX_MAP_NODES = 250_000
+#: Largest accepted upload.
+MAX_UPLOAD_MB = 64
+#: Finished runs kept per session, keyed by their parameters.
+RUN_CACHE_SIZE = 16
+NETWORKS = tuple(engine.osm.NETWORKS)
+WEIGHTS = engine.osm.WEIGHTS
+DIMACS_WEIGHTS = ("file", "unit", "random:1")
+METHOD_LABELS = {
+    "near_far": "Near-Far",
+    "delta_stepping": "Δ-stepping",
+    "bellman_ford": "Bellman-Ford",
+    "dijkstra": "Dijkstra (SciPy)",
+}
+FPS_CHOICES = (5, 10, 20, 30, 60)
+
+
+class DashboardError(FrontierError):
+    """A request the dashboard refuses (outside allowed folders, too big to draw, ...)."""
+
+
+def allowed_roots() -> list[Path]:
+    """Folders a typed path may point into: ``$FRONTIER_DATA_DIRS`` (``os.pathsep``-separated),
+    else the folder the server was started in; uploads are always allowed."""
+    env = os.environ.get("FRONTIER_DATA_DIRS")
+    roots = [Path(p) for p in env.split(os.pathsep) if p] if env else [Path.cwd()]
+    return [r.expanduser().resolve() for r in roots]
+
+
+def upload_dir() -> Path:
+    return cache_dir() / "uploads"
+
+
+def checked_path(text: str) -> str:
+    """The resolved path of a typed file name, if it lies under `allowed_roots`."""
+    text = text.strip()
+    if not text:
+        msg = "empty file path; type the path of a graph file"
+        raise DashboardError(msg)
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    path = path.resolve()
+    roots = [*allowed_roots(), upload_dir().resolve()]
+    if not any(path.is_relative_to(root) for root in roots):
+        shown = ", ".join(str(r) for r in roots[:-1])
+        msg = (
+            f"{text}: only files under {shown} can be loaded here; "
+            "set FRONTIER_DATA_DIRS before `panel serve` to allow another folder"
+        )
+        raise DashboardError(msg)
+    return str(path)
+
+
+def save_upload(filename: str, data: bytes) -> str:
+    """Store an uploaded graph file under the cache (named by content) and return its path."""
+    if len(data) > MAX_UPLOAD_MB * 2**20:
+        msg = f"{filename} is larger than {MAX_UPLOAD_MB} MB; put it in a data folder instead"
+        raise DashboardError(msg)
+    name = Path(filename).name
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    folder = upload_dir() / digest
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    if not path.is_file():
+        tmp = folder / f".{name}.{os.getpid()}.part"
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    return str(path)
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphChoice:
+    """What to load: `engine.load_graph`'s spec and options."""
+
+    spec: str = "helsinki"
+    network: str = "all"
+    weight: str = "length"
+    weights: str = "file"  # DIMACS/PACE only
+
+    def load(self) -> engine.CSRGraph:
+        weights = None if self.weights == "file" else self.weights
+        return engine.load_graph(
+            self.spec, network=self.network, weight=self.weight, weights=weights
+        )
+
+
+class Geometry:
+    """What the map needs of a graph: Web Mercator points, road segments, nearest-node lookup.
+
+    ``scale`` converts a distance in weight units to map units such that every node closer
+    than ``d`` lies within ``d * scale`` of the source as the crow flies (the largest ratio
+    of straight length to weight over the arcs), so the threshold ring is a true bound.
+    """
+
+    def __init__(self, graph: engine.CSRGraph):
+        self.x, self.y = graph.mercator
+        tails, heads = graph.sources, graph.indices
+        lo, hi = np.minimum(tails, heads), np.maximum(tails, heads)
+        keys = np.unique(lo.astype(np.int64) * graph.n_nodes + hi)
+        a, b = keys // graph.n_nodes, keys % graph.n_nodes
+        keep = a != b
+        self.segments = (self.x[a[keep]], self.y[a[keep]], self.x[b[keep]], self.y[b[keep]])
+        self._tree = cKDTree(np.column_stack([self.x, self.y]))
+        straight = np.hypot(self.x[tails] - self.x[heads], self.y[tails] - self.y[heads])
+        w = graph.weights.astype(np.float64)
+        self.scale = float(np.max(straight[w > 0] / w[w > 0], initial=0.0))
+        self.extent = float(np.hypot(np.ptp(self.x), np.ptp(self.y)))
+
+    def roads_image(self, color: str, size: int = 1400):
+        """The road segments rasterized once into an RGBA image (``uint32`` rows from the
+        bottom, longer side ``size`` pixels) and its placement ``(x, y, dw, dh)``: a browser
+        redraws one image per frame instead of tens of thousands of line segments."""
+        x0, y0, x1, y1 = self.segments
+        left, bottom = float(self.x.min()), float(self.y.min())
+        dw, dh = max(float(np.ptp(self.x)), 1.0), max(float(np.ptp(self.y)), 1.0)
+        scale = (size - 1) / max(dw, dh)
+        width, height = int(dw * scale) + 1, int(dh * scale) + 1
+        steps = np.maximum(np.ceil(np.hypot(x1 - x0, y1 - y0) * scale * 2), 1).astype(np.int64)
+        seg = np.repeat(np.arange(len(steps)), steps + 1)
+        t = (np.arange(len(seg)) - np.repeat(np.cumsum(steps + 1) - steps - 1, steps + 1)) / (
+            steps[seg]
+        )
+        px = np.rint((x0[seg] + t * (x1 - x0)[seg] - left) * scale).astype(np.int64)
+        py = np.rint((y0[seg] + t * (y1 - y0)[seg] - bottom) * scale).astype(np.int64)
+        rgba = np.zeros((height, width, 4), dtype=np.uint8)
+        rgb = [int(color[k : k + 2], 16) for k in (1, 3, 5)]
+        for dx, dy in ((0, 0), (1, 0), (0, 1), (1, 1)):  # lines two pixels wide
+            rgba[np.minimum(py + dy, height - 1), np.minimum(px + dx, width - 1)] = [*rgb, 255]
+        return rgba.view(np.uint32)[:, :, 0], (left, bottom, dw, dh)
+
+    def nearest(self, x: float, y: float) -> int:
+        return int(self._tree.query([x, y])[1])
+
+    def centre_node(self) -> int:
+        return self.nearest((self.x.min() + self.x.max()) / 2, (self.y.min() + self.y.max()) / 2)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class LoadedGraph:
+    choice: GraphChoice
+    graph: engine.CSRGraph
+    geometry: Geometry | None  # None without coordinates
+
+
+@pn.cache(max_items=8, hash_funcs={GraphChoice: lambda c: repr(c).encode()})
+def load(choice: GraphChoice) -> LoadedGraph:
+    """Load a graph once per server; sessions share it read-only."""
+    graph = choice.load()
+    if graph.n_nodes > MAX_MAP_NODES:
+        msg = (
+            f"{graph.name} has {graph.n_nodes:,} nodes; the dashboard draws up to "
+            f"{MAX_MAP_NODES:,}: use `frontier solve` for it"
+        )
+        raise DashboardError(msg)
+    if graph.n_nodes == 0:
+        msg = f"{graph.name} has no nodes; pick another graph"
+        raise DashboardError(msg)
+    geometry = Geometry(graph) if graph.lon is not None else None
+    return LoadedGraph(choice, graph, geometry)
+
+
+def path_weight(graph: engine.CSRGraph, path: np.ndarray) -> int:
+    """Total weight of a node path (the lightest arc between each consecutive pair)."""
+    total = 0
+    for u, v in itertools.pairwise(path):
+        lo, hi = graph.indptr[u], graph.indptr[u + 1]
+        at = np.flatnonzero(graph.indices[lo:hi] == v)
+        if not at.size:
+            msg = f"no arc {graph.node_ids[u]} → {graph.node_ids[v]} in {graph.name}"
+            raise DashboardError(msg)
+        total += int(graph.weights[lo + at[0]])  # rows are sorted by weight
+    return total
+
+
+def route_cost(loaded: LoadedGraph, route: np.ndarray) -> dict[str, int]:
+    """A route's weight, and for OSM graphs also its weight in the other OSM unit (its length
+    on a travel-time graph and the other way round), keyed by weight kind."""
+    graph = loaded.graph
+    if route.size < 2:
+        return {}
+    out = {graph.weight_kind: path_weight(graph, route)}
+    if graph.weight_kind in WEIGHTS:
+        other = next(w for w in WEIGHTS if w != graph.weight_kind)
+        twin = load(dataclasses.replace(loaded.choice, weight=other)).graph
+        ids = graph.node_ids[route]
+        out[other] = path_weight(twin, np.array([twin.index_of(i) for i in ids]))
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """One search configuration, as a hashable key."""
+
+    method: str
+    delta: int | str
+    batch_size: int
+    backend: str
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Reference:
+    """SciPy's Dijkstra on the same query: its time and the arcs it relaxes."""
+
+    elapsed_s: float
+    edges_relaxed: int
+    target_distance: int | None
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Run:
+    """A finished search with what the views draw from it."""
+
+    settings: Settings
+    result: engine.SSSPResult
+    reference: Reference
+    route: np.ndarray  # CSR indices source → target, empty without a target
+    route_cost: dict[str, int]  # the route's weight by kind ("length": cm, ...)
+
+    @property
+    def n_frames(self) -> int:
+        rec = self.result.recording
+        return 1 if rec is None else len(rec)
+
+    def _frame(self, frame: int) -> int:
+        return min(max(frame, 0), self.n_frames - 1)
+
+    def states(self, frame: int) -> np.ndarray:
+        """Each node's state code at ``frame`` (the final states for Dijkstra)."""
+        rec = self.result.recording
+        if rec is not None:
+            return rec.states(self._frame(frame))
+        final = self.result.distances < min(self.result.settled_below, UNREACHABLE)
+        if self.result.target is not None:
+            final &= self.result.distances <= self.result.distances[self.result.target]
+        return np.where(final, engine.recording.SETTLED, engine.recording.UNREACHED).astype(
+            np.uint8
+        )
+
+    def readout(self, frame: int) -> dict[str, int]:
+        """Counts shown for ``frame``: iteration, phase, near, far, settled, lo, hi."""
+        rec = self.result.recording
+        if rec is None:
+            c = self.result.counters
+            settled = int(np.count_nonzero(self.states(frame)))
+            return dict(iteration=c.iterations, phase=0, near=0, far=0, settled=settled, lo=0, hi=0)
+        s = rec.snapshot(self._frame(frame))
+        return dict(
+            iteration=s.iteration,
+            phase=s.phase,
+            near=s.near,
+            far=s.far,
+            settled=s.settled,
+            lo=s.settled_below,
+            hi=s.threshold,
+        )
+
+    def route_visible(self, frame: int) -> bool:
+        """Whether the target is settled by ``frame`` (the route is drawn from then on)."""
+        if not self.route.size:
+            return False
+        rec = self.result.recording
+        if rec is None:
+            return True
+        at = int(rec.settled_at[self.route[-1]])
+        return 0 <= at <= self._frame(frame)
+
+    def chart_columns(self) -> dict[str, np.ndarray]:
+        """Per-frame series for the charts: frame, near, far, settled, edges relaxed."""
+        rec = self.result.recording
+        if rec is None:
+            c = self.result.counters
+            settled = int(np.count_nonzero(self.states(0)))
+            one = lambda v: np.array([v], dtype=np.int64)  # noqa: E731
+            return dict(
+                frame=one(0),
+                near=one(0),
+                far=one(0),
+                settled=one(settled),
+                edges=one(c.edges_relaxed),
+            )
+        f = rec.frames
+        col = {name: f[:, k] for k, name in enumerate(FRAME_FIELDS)}
+        return dict(
+            frame=np.arange(len(f)),
+            near=col["neared"] - col["settled"],
+            far=col["reached"] - col["neared"],
+            settled=col["settled"],
+            edges=col["edges_relaxed"],
+        )
+
+    def phase_starts(self) -> np.ndarray:
+        """Frames where a new phase (bucket) begins."""
+        rec = self.result.recording
+        if rec is None:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(np.diff(rec.column("phase")) > 0) + 1
+
+    def buckets(self, frame: int) -> np.ndarray | None:
+        """Δ-stepping's bucket sizes at ``frame`` (current bucket first, tail last)."""
+        rec = self.result.recording
+        if rec is None or rec.buckets is None:
+            return None
+        return rec.buckets[self._frame(frame)]
+
+
+class RunConfig(param.Parameterized):
+    """The controls of one search; the `Session` re-runs when they change."""
+
+    method = param.Selector(default="near_far", objects=list(METHOD_LABELS))
+    auto_delta = param.Boolean(default=True, doc="Use Davidson's heuristic Δ = c·w̄/d̄")
+    delta = param.Integer(default=4096, doc="Δ when auto_delta is off")
+    batch_size = param.Integer(default=engine.search.DEFAULT_BATCH)
+    backend = param.Selector(default="auto", objects=list(engine.methods.BACKENDS))
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._good = self.param.values()
+
+    def settings(self) -> Settings:
+        delta = "auto" if self.auto_delta else self.delta
+        return Settings(self.method, delta, self.batch_size, self.backend)
+
+    def remember(self) -> None:
+        """Mark the current values as good (they ran)."""
+        self._good = self.param.values()
+
+    def revert(self) -> None:
+        """Go back to the values of the last good run."""
+        self.param.update(**{k: v for k, v in self._good.items() if k != "name"})
+
+
+class Session(param.Parameterized):
+    """One browser session's graph, query, runs and player position."""
+
+    loaded = param.ClassSelector(class_=LoadedGraph, doc="The graph on show")
+    source = param.Integer(default=0)
+    target = param.Integer(default=None, allow_None=True)
+    click_sets = param.Selector(
+        default="source", objects=["source", "target"], doc="What a plain click on the map sets"
+    )
+    compare = param.Boolean(default=False, doc="Run a second configuration side by side")
+    runs = param.List(default=[], item_type=Run, doc="Finished runs: one, or two to compare")
+    frame = param.Integer(default=0, doc="Player position; one frame = one iteration")
+    playing = param.Boolean(default=False)
+    fps = param.Selector(default=20, objects=list(FPS_CHOICES))
+    loop = param.Boolean(default=True)
+    error = param.String(default="", doc="The last refused request, in one line")
+
+    def __init__(self, *, a: RunConfig | None = None, b: RunConfig | None = None, **params):
+        super().__init__(**params)
+        #: The two configurations; the second runs only while ``compare`` is on. Its default
+        #: contrasts the first: a wide fixed Δ with long batches.
+        self.configs = (
+            a or RunConfig(name="A"),
+            b or RunConfig(name="B", auto_delta=False, delta=2**17, batch_size=512),
+        )
+        self._runs: collections.OrderedDict = collections.OrderedDict()
+        self._refs: dict = {}
+        self._clock: tuple[float, int] | None = None
+        for config in self.configs:
+            config.param.watch(self._config_changed, list(RunConfig.param)[1:])
+        self.param.watch(self._compare_changed, "compare")
+
+    # ----------------------------------------------------------------- graph and query
+    def load_graph(self, choice: GraphChoice) -> bool:
+        """Load ``choice`` and run the current configurations on it; False if refused."""
+        try:
+            loaded = load(choice)
+            graph = loaded.graph
+            if choice.spec == "helsinki":
+                source, target = graph.index_of(HELSINKI_SOURCE), graph.index_of(HELSINKI_TARGET)
+            else:
+                geo = loaded.geometry
+                source, target = (geo.centre_node() if geo else 0), None
+            runs = self._compute(loaded, source, target)
+        except Exception as exc:  # every failure becomes a notification
+            return self.fail(exc)
+        self._commit(loaded=loaded, source=source, target=target, runs=runs)
+        return True
+
+    def load_path(self, text: str, **options) -> bool:
+        """Load a typed file path (checked against `allowed_roots`)."""
+        try:
+            spec = checked_path(text)
+        except DashboardError as exc:
+            return self.fail(exc)
+        return self.load_graph(GraphChoice(spec, **options))
+
+    def load_upload(self, filename: str, data: bytes, **options) -> bool:
+        try:
+            spec = save_upload(filename, data)
+        except (DashboardError, OSError) as exc:
+            return self.fail(exc)
+        return self.load_graph(GraphChoice(spec, **options))
+
+    def set_query(self, source: int | None = None, target: int | str | None = "keep") -> bool:
+        """Change the source and/or the target (``None`` clears it) and re-run."""
+        source = self.source if source is None else source
+        target = self.target if target == "keep" else target
+        try:
+            runs = self._compute(self.loaded, source, target)
+        except Exception as exc:
+            return self.fail(exc)
+        self._commit(source=source, target=target, runs=runs)
+        return True
+
+    def pick(self, x: float, y: float, *, role: str = "source") -> bool:
+        """Set the node nearest to map point (x, y) as the source or the target."""
+        geo = self.loaded.geometry
+        if geo is None:
+            return self.fail(DashboardError("this graph has no coordinates to click on"))
+        node = geo.nearest(x, y)
+        if role == "target":
+            return self.set_query(target=node)
+        return self.set_query(source=node)
+
+    # ---------------------------------------------------------------------- searches
+    def _config_changed(self, *events) -> None:
+        config = events[0].obj
+        index = self.configs.index(config)
+        if index >= len(self.runs) or config.settings() == self.runs[index].settings:
+            return
+        try:
+            runs = self._compute(self.loaded, self.source, self.target)
+        except Exception as exc:
+            config.revert()
+            self.fail(exc)
+            return
+        self._commit(runs=runs)
+
+    def _compare_changed(self, _event) -> None:
+        try:
+            runs = self._compute(self.loaded, self.source, self.target)
+        except Exception as exc:
+            self.param.update(compare=not self.compare)
+            self.fail(exc)
+            return
+        self._commit(runs=runs, frame=self.frame)
+
+    def _compute(self, loaded: LoadedGraph, source: int, target: int | None) -> list[Run]:
+        configs = self.configs if self.compare else self.configs[:1]
+        return [self._run(loaded, source, target, c.settings()) for c in configs]
+
+    def _run(self, loaded: LoadedGraph, source: int, target: int | None, s: Settings) -> Run:
+        key = (loaded.choice, source, target, s)
+        if key in self._runs:
+            self._runs.move_to_end(key)
+            return self._runs[key]
+        graph = loaded.graph
+        ref = self._reference(loaded, source, target)
+        result = engine.sssp(
+            graph,
+            source,
+            method=s.method,
+            backend=s.backend,
+            delta=s.delta,
+            batch_size=s.batch_size,
+            target=target,
+            record=True,
+        )
+        route = np.zeros(0, dtype=np.int64)
+        if target is not None:
+            route = np.asarray(result.path_to(target), dtype=np.int64)
+        run = Run(s, result, ref, route, route_cost(loaded, route))
+        self._runs[key] = run
+        if len(self._runs) > RUN_CACHE_SIZE:
+            self._runs.popitem(last=False)
+        return run
+
+    def _reference(self, loaded: LoadedGraph, source: int, target: int | None) -> Reference:
+        key = (loaded.choice, source, target)
+        if key not in self._refs:
+            runs = [
+                engine.sssp(loaded.graph, source, method="dijkstra", target=target)
+                for _ in range(3)
+            ]
+            r = sorted(runs, key=lambda run: run.elapsed_s)[1]  # the median time
+            dist = None
+            if target is not None:
+                if r.distances[target] == UNREACHABLE:
+                    node_id = loaded.graph.node_ids[target]
+                    msg = f"node {node_id} cannot be reached from the source; pick another target"
+                    raise ParameterError(msg)
+                dist = int(r.distances[target])
+            self._refs[key] = Reference(r.elapsed_s, r.counters.edges_relaxed, dist)
+        return self._refs[key]
+
+    # ------------------------------------------------------------------------- player
+    @property
+    def n_frames(self) -> int:
+        return max((r.n_frames for r in self.runs), default=1)
+
+    def play(self, now: float | None = None) -> None:
+        if self.frame >= self.n_frames - 1:
+            self.frame = 0
+        self._clock = (time.monotonic() if now is None else now, self.frame)
+        self.playing = True
+
+    def pause(self) -> None:
+        self.playing = False
+        self._clock = None
+
+    def seek(self, frame: int) -> None:
+        """Jump to ``frame`` (clamped); playback goes on from there."""
+        self.frame = min(max(int(frame), 0), self.n_frames - 1)
+        if self.playing:
+            self._clock = (time.monotonic(), self.frame)
+
+    def step(self, by: int) -> None:
+        self.pause()
+        self.seek(self.frame + by)
+
+    def tick(self, now: float | None = None) -> None:
+        """Advance to the frame the wall clock says. A late tick skips frames rather than
+        queueing them, so playback never falls behind."""
+        if not self.playing or self._clock is None:
+            return
+        now = time.monotonic() if now is None else now
+        start, first = self._clock
+        frame = first + int((now - start) * self.fps)
+        last = self.n_frames - 1
+        if frame > last:
+            if self.loop and last > 0:
+                self._clock = (now, 0)
+                frame = 0
+            else:
+                frame = last
+                self.pause()
+        if frame != self.frame:
+            self.frame = frame
+
+    # ---------------------------------------------------------------------- plumbing
+    def _commit(self, **values) -> None:
+        values.setdefault("frame", 0)
+        values["frame"] = min(values["frame"], max(r.n_frames for r in values["runs"]) - 1)
+        self.param.update(**values)
+        for config in self.configs[: len(self.runs)]:
+            config.remember()
+        if self.playing:
+            self._clock = (time.monotonic(), self.frame)
+
+    def fail(self, exc: BaseException) -> bool:
+        """Report a refused request (the views show it); the state is left as it was."""
+        if isinstance(exc, FrontierError):
+            msg = str(exc)
+        else:
+            log.exception("unexpected error in the dashboard")
+            msg = f"unexpected error ({type(exc).__name__}: {exc}); the previous state is kept"
+        self.error = msg
+        self.param.trigger("error")
+        return False

@@ -1,0 +1,28 @@
+"""Colours and number formats shared by the views."""
+
+from __future__ import annotations
+
+#: Node colours by state code (unreached is transparent: the roads show through).
+STATE_COLORS = ("#00000000", "#f28e2b", "#8fd16a", "#1a7a3c")
+FAR, NEAR, SETTLED = STATE_COLORS[1:]
+ROAD = "#b4b4b4"
+SOURCE = "#1f4ed8"
+TARGET = "#d62728"
+ROUTE = "#1f4ed8"
+RING = "#1f4ed8"
+ATTRIBUTION = "Map data © OpenStreetMap contributors"
+
+
+def weight_text(value: int, kind: str) -> str:
+    """A distance in the graph's integer units as words (``1.36 km``, ``2 min 58 s``)."""
+    if kind == "length":
+        metres = value / 100
+        return f"{metres / 1000:.2f} km" if metres >= 1000 else f"{metres:.0f} m"
+    if kind == "travel_time":
+        seconds = round(value / 1000)
+        return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+    return f"{value:,}"
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
