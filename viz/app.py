@@ -4,6 +4,7 @@ Composes the views of one `Session` per browser session; all logic lives in `viz
 """
 
 import panel as pn
+from bokeh.models import DataRange1d
 
 import engine
 from viz.cards import LEGEND, NOTES, StatsCard
@@ -19,13 +20,16 @@ session.load_graph(GraphChoice())
 session.param.watch(lambda e: pn.state.notifications.error(e.new, duration=8000), "error")
 
 
+frames = DataRange1d()  # the charts of both runs share their iteration axis
+
+
 def slot(k: int) -> pn.Column:
     """Map, readouts, stats and charts of run ``k``."""
     return pn.Column(
         Readouts(session, k),
         MapView(session, k),
         StatsCard(session, k),
-        ChartsView(session, k),
+        ChartsView(session, k, x_range=frames),
         visible=True if k == 0 else session.param.compare,
         sizing_mode="stretch_width",
     )
@@ -38,7 +42,9 @@ backend_note = pn.pane.Alert(
     visible=not engine.gpu_available(),
 )
 compare = pn.widgets.Switch.from_param(
-    session.param.compare, label="Compare with search B, side by side"
+    session.param.compare,
+    label="Compare with search B, side by side",
+    css_classes=["frontier-compare"],
 )
 sidebar = pn.Column(
     "## Frontier",
