@@ -19,14 +19,16 @@ from ._errors import GPUMemoryError
 from .graph import CSRGraph
 from .methods import Counters, RunSpec
 from .recording import BUCKET_BINS, FRAME_FIELDS
+from .search import UNREACHABLE
 
 KERNEL_FILE = "frontier.cu"
 _NAMES = {
     np.dtype(np.uint32): "frontier_batch<unsigned int>",
     np.dtype(np.uint64): "frontier_batch<unsigned long long>",
 }
+_PROBE = "sync_probe"
 BLOCK = 256
-C_CNT0, C_PILE, C_NEWPILE, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
+C_CNT0, C_PILE0, C_PILE1, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
 C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
 C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN = 16, 17, 18, 19, 20
 C_REACHED, C_NEARED, C_SETTLED, C_SLOTS = 21, 22, 23, 32
@@ -41,6 +43,7 @@ class _DeviceGraph:
         self.indices = cp.asarray(graph.indices)
         self.weights = cp.asarray(graph.weights)
         self.light: dict[int, object] = {}
+        self.lanes_log2 = lanes_log2(graph)
 
     def light_end(self, graph: CSRGraph, delta: int | None):
         if delta is None:
@@ -50,11 +53,21 @@ class _DeviceGraph:
         return self.light[delta]
 
 
+def lanes_log2(graph: CSRGraph) -> int:
+    """log2 of the threads that share a frontier node's arcs: the power of two covering the
+    99th percentile of out-degrees (2–8 on road graphs), at most a warp."""
+    degree = np.diff(graph.indptr)
+    if degree.size == 0:
+        return 0
+    p99 = max(int(np.percentile(degree, 99)), 1)
+    return min(int(np.ceil(np.log2(p99))), 5)
+
+
 def required_bytes(graph: CSRGraph, dtype: np.dtype, *, recording: bool) -> int:
     """Device memory one search needs: graph, distances, queues, marks, stamps."""
     n, m = graph.n_nodes, graph.n_arcs
     graph_bytes = 8 * (n + 1) * 2 + 4 * m * 2
-    work = dtype.itemsize * n + 4 * (2 * n + 2 * (n + m) + 2 * n)
+    work = dtype.itemsize * n + 8 * n + 4 * (2 * max(n, m) + 2 * (n + m) + 2 * n)
     return graph_bytes + work + (12 * n if recording else 0)
 
 
@@ -77,9 +90,27 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
             _backend.free_gpu_memory(),
         )
         _uploads[graph] = _DeviceGraph(graph)
-    _backend.kernel_module(KERNEL_FILE, tuple(_NAMES.values()))
+    _module()
     _backend.cupy().cuda.Device().synchronize()
     return time.perf_counter() - start
+
+
+def _module():
+    return _backend.kernel_module(KERNEL_FILE, (*_NAMES.values(), _PROBE))
+
+
+def grid_sync_us(blocks: int | None = None, rounds: int = 20_000) -> float:
+    """Measured cost of one ``grid.sync()`` in µs at the search's grid size (or ``blocks``)."""
+    cp = _backend.cupy()
+    kernel = _module().get_function(_PROBE)
+    grid = blocks or _grid(_module().get_function(_NAMES[np.dtype(np.uint32)]))
+    kernel((grid,), (BLOCK,), (np.int32(100),))  # warm up
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    kernel((grid,), (BLOCK,), (np.int32(rounds),))
+    stop.record()
+    stop.synchronize()
+    return cp.cuda.get_elapsed_time(start, stop) * 1e3 / rounds
 
 
 def _grid(kernel) -> int:
@@ -89,20 +120,29 @@ def _grid(kernel) -> int:
     return _backend.multiprocessor_count() * max(1, min(2, by_regs))
 
 
-def run(spec: RunSpec, on_batch: Callable[[], None] | None = None, *, pile_capacity=None):
-    """Run one search on the GPU; return (distances, counters, settled_below)."""
+def run(
+    spec: RunSpec,
+    on_batch: Callable[[], None] | None = None,
+    *,
+    pile_capacity: int | None = None,
+    blocks: int | None = None,
+):
+    """Run one search on the GPU; return (int64 distances, counters, settled_below).
+
+    ``pile_capacity`` and ``blocks`` (the grid size) override the defaults, for tests and
+    measurements."""
     cp = _backend.cupy()
     graph, dtype, rec = spec.graph, spec.dtype, spec.recording
     dev = _uploads[graph]
     n = graph.n_nodes
     inf = int(np.iinfo(dtype).max)
-    kernel = _backend.kernel_module(KERNEL_FILE, tuple(_NAMES.values())).get_function(_NAMES[dtype])
+    kernel = _module().get_function(_NAMES[dtype])
     track_band = spec.light_heavy or rec is not None
     cap = int(pile_capacity if pile_capacity is not None else n + graph.n_arcs)
 
     dist = cp.full(n, inf, dtype=dtype)
     dist[spec.source] = 0
-    fronts = [cp.empty(n, dtype=np.int32) for _ in range(2)]
+    fronts = [cp.empty(max(n, graph.n_arcs), dtype=np.int32) for _ in range(2)]
     fronts[0][0] = spec.source
     piles = [cp.empty(max(cap, n), dtype=np.int32) for _ in range(2)]
     mark = cp.zeros(n, dtype=np.int32)
@@ -155,9 +195,10 @@ def run(spec: RunSpec, on_batch: Callable[[], None] | None = None, *, pile_capac
         scalar(spec.delta),
         np.int64(-1 if spec.target is None else spec.target),
         np.int32(spec.light_heavy),
+        np.int32(dev.lanes_log2),
         np.int32(spec.batch_size),
     )
-    grid = _grid(kernel)
+    grid = blocks or _grid(kernel)
     host_syncs = 0
     done_iter = 0
     while True:
@@ -190,7 +231,9 @@ def run(spec: RunSpec, on_batch: Callable[[], None] | None = None, *, pile_capac
         pile_rebuilds=int(state[C_REBUILDS]),
     )
     settled_below = int(state[C_LO]) if state[C_DONE] == 2 else inf
-    return dist.get(), counters, settled_below
+    # int64 on the device: a 12-byte-per-node copy beats converting on the host.
+    wide = cp.where(dist == inf, np.int64(UNREACHABLE), dist.astype(np.int64))
+    return wide.get(), counters, settled_below
 
 
 def _initial_row(spec: RunSpec) -> np.ndarray:

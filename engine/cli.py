@@ -1,4 +1,4 @@
-"""The ``frontier`` command line: ``frontier solve`` and ``frontier info``."""
+"""The ``frontier`` command line: ``frontier solve``, ``frontier info`` and ``frontier bench``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import io, osm
+from . import _validate, io, osm
 from ._errors import FrontierError, ParameterError
+from .bench import ITERATIVE, benchmark, table
 from .methods import BACKENDS, METHODS
 from .search import DEFAULT_BATCH, UNREACHABLE, sssp
 
@@ -21,8 +22,11 @@ EPILOG = (
 )
 
 
-def _graph_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("graph", metavar="GRAPH", help="graph to load (see below)")
+def _graph_options(p: argparse.ArgumentParser, *, many: bool = False) -> None:
+    if many:
+        p.add_argument("graphs", metavar="GRAPH", nargs="+", help="graphs to load (see below)")
+    else:
+        p.add_argument("graph", metavar="GRAPH", help="graph to load (see below)")
     p.add_argument(
         "--network",
         default=io.DEFAULT_NETWORK,
@@ -118,6 +122,34 @@ def build_parser() -> argparse.ArgumentParser:
         description="Nodes, arcs, weight statistics and the auto Δ.",
     )
     _graph_options(info)
+    bench = sub.add_parser(
+        "bench",
+        help="time the methods against SciPy's Dijkstra",
+        epilog=EPILOG,
+        description="Time each method from seeded sources against SciPy's Dijkstra on the "
+        "same graph in the same run: medians, speed-up, iterations, µs per iteration, arcs "
+        "relaxed, hop depth and (GPU) the ratio to the grid-sync floor.",
+    )
+    _graph_options(bench, many=True)
+    bench.add_argument(
+        "--methods",
+        default=",".join(ITERATIVE),
+        metavar="M,M",
+        help="comma-separated methods (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--sources",
+        type=_batch,
+        default=20,
+        metavar="N",
+        help="sources per graph (default: %(default)s)",
+    )
+    bench.add_argument("--seed", type=int, default=0, help="source seed (default: 0)")
+    bench.add_argument("--delta", default="auto", type=_delta, metavar="N|auto")
+    bench.add_argument("--batch", default=DEFAULT_BATCH, type=_batch, metavar="N")
+    bench.add_argument("--backend", default="auto", metavar="B")
+    bench.add_argument("--record", action="store_true", help="time with recording on")
+    bench.add_argument("--out", metavar="FILE.json", help="also write the rows to this file")
     return parser
 
 
@@ -139,6 +171,35 @@ def _info(args) -> int:
         width = max(map(len, stats))
         for key, value in stats.items():
             print(f"{key:<{width}}  {value}")
+    return 0
+
+
+def _bench(args) -> int:
+    methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
+    for m in methods:
+        _validate.method(m)
+    rows = []
+    for spec in args.graphs:
+        graph = io.load_graph(
+            spec,
+            network=args.network,
+            weight=args.weight,
+            weights=args.weights,
+            cache=not args.no_cache,
+        )
+        rows += benchmark(
+            graph,
+            methods=methods,
+            backend=args.backend,
+            sources=args.sources,
+            seed=args.seed,
+            delta=args.delta,
+            batch_size=args.batch,
+            record=args.record,
+        )
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
+    print(json.dumps(rows, indent=2) if args.json else table(rows))
     return 0
 
 
@@ -206,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return _info(args) if args.command == "info" else _solve(args)
+        return {"info": _info, "solve": _solve, "bench": _bench}[args.command](args)
     except FrontierError as exc:
         print(f"frontier: error: {exc}", file=sys.stderr)
         return 2

@@ -125,13 +125,17 @@ class CSRGraph:
         """``int32`` tail of every arc (the row of each entry of ``indices``)."""
         return np.repeat(np.arange(self.n_nodes, dtype=np.int32), np.diff(self.indptr))
 
+    @functools.cached_property
+    def _weight_stats(self) -> tuple[int, int]:
+        """Sum and maximum of the weights, computed once (every search needs them)."""
+        if self.n_arcs == 0:
+            return 0, 0
+        return int(self.weights.sum(dtype=np.uint64)), int(self.weights.max())
+
     def distance_bound(self) -> int:
         """An upper bound on any shortest-path distance: the weight of a longest simple path."""
-        if self.n_arcs == 0:
-            return 0
-        by_sum = int(self.weights.sum(dtype=np.uint64))
-        by_max = int(self.weights.max()) * max(self.n_nodes - 1, 0)
-        return min(by_sum, by_max)
+        total, heaviest = self._weight_stats
+        return min(total, heaviest * max(self.n_nodes - 1, 0))
 
     def distance_dtype(self) -> np.dtype:
         """``uint32`` when every distance fits below its sentinel, else ``uint64``."""
@@ -143,7 +147,7 @@ class CSRGraph:
         """Davidson et al.'s heuristic Δ = c·w̄/d̄ (c = `AUTO_DELTA_C`), at least 1."""
         if self.n_arcs == 0:
             return 1
-        mean_weight = float(self.weights.mean())
+        mean_weight = self._weight_stats[0] / self.n_arcs
         mean_degree = self.n_arcs / max(self.n_nodes, 1)
         return max(1, round(AUTO_DELTA_C * mean_weight / mean_degree))
 

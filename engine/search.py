@@ -139,7 +139,12 @@ def shortest_path_tree(
     return pred
 
 
-def _resolve_backend(name: str, method: Method) -> str:
+#: ``backend="auto"`` runs graphs smaller than this on the CPU: there the NumPy twin beats
+#: the GPU's fixed cost per search (bench/NOTES.md has the measured crossover).
+AUTO_GPU_MIN_NODES = 1_000
+
+
+def _resolve_backend(name: str, method: Method, graph: CSRGraph) -> str:
     name = _validate.backend(name)
     if not method.iterative:
         if name == "gpu":
@@ -147,7 +152,8 @@ def _resolve_backend(name: str, method: Method) -> str:
             raise ParameterError(msg)
         return "cpu"
     if name == "auto":
-        return "gpu" if _backend.gpu_available() else "cpu"
+        big = graph.n_nodes >= AUTO_GPU_MIN_NODES
+        return "gpu" if big and _backend.gpu_available() else "cpu"
     if name == "gpu":
         _backend.cupy()  # raises with the reason when there is no usable GPU
     return name
@@ -192,7 +198,7 @@ def sssp(
         ``dijkstra``.
     backend : str
         ``cpu`` (NumPy), ``gpu`` (CUDA kernels through CuPy) or ``auto`` (the GPU when one is
-        usable).
+        usable and the graph has at least `AUTO_GPU_MIN_NODES` nodes).
     delta : int or "auto"
         Bucket width Δ ≥ 1, or Davidson et al.'s heuristic (`CSRGraph.auto_delta`).
     batch_size : int
@@ -216,7 +222,7 @@ def sssp(
     if not (isinstance(record, bool) or callable(record)):
         msg = f"record must be True, False or a callable, got {record!r}"
         raise ParameterError(msg)
-    name = _resolve_backend(backend, m)
+    name = _resolve_backend(backend, m, graph)
     dtype = graph.distance_dtype()
     inf = int(np.iinfo(dtype).max)
     recording = None
@@ -243,9 +249,8 @@ def sssp(
 
         setup_s = _gpu.prepare(graph, spec)
         start = time.perf_counter()
-        raw, counters, settled_below = _gpu.run(spec, on_batch)
+        dist, counters, settled_below = _gpu.run(spec, on_batch)
         elapsed = time.perf_counter() - start
-        dist = _to_int64(raw, inf)
     else:
         from . import _cpu
 

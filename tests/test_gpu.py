@@ -7,6 +7,7 @@ import pytest
 import engine
 from engine import _gpu, sssp
 from engine.methods import METHODS, RunSpec
+from engine.search import AUTO_GPU_MIN_NODES
 
 from .graphs import grid_graph, random_graph
 
@@ -56,3 +57,24 @@ def test_helsinki_recording_on_gpu():
         counts = np.bincount(snap.states(), minlength=4)
         assert counts.tolist() == [snap.unreached, snap.far, snap.near, snap.settled]
         assert sum(snap.buckets.values()) == snap.near + snap.far
+
+
+@pytest.mark.parametrize("blocks", [1, 3, 64])
+def test_grid_size_changes_speed_only(blocks):
+    g = grid_graph(50, 50, seed=4)
+    spec = _spec(g, "near_far", 40, batch=16)
+    _gpu.prepare(g, spec)
+    dist, counters, _ = _gpu.run(spec, blocks=blocks)
+    assert np.array_equal(dist, sssp(g, 0, method="dijkstra").distances)
+    assert counters.edges_relaxed >= g.n_arcs
+
+
+def test_grid_sync_probe():
+    assert 0 < _gpu.grid_sync_us(rounds=1000) < 100
+
+
+def test_auto_backend_crossover():
+    small, big = grid_graph(20, 20), grid_graph(50, 50)
+    assert small.n_nodes < AUTO_GPU_MIN_NODES <= big.n_nodes
+    assert sssp(small, 0).backend == "cpu"
+    assert sssp(big, 0).backend == "gpu"

@@ -2,8 +2,8 @@
 //
 // One cooperative launch runs up to `batch` iterations with no host round-trip: every
 // iteration is an ADVANCE (relax the arcs of the near frontier with atomicMin) and a
-// FILTER (improved nodes below the threshold `hi` form the next frontier, deduplicated with
-// epoch marks; the others are appended to the far pile). When the frontier empties the
+// FILTER (improved nodes below the threshold `hi` form the next frontier; the others are
+// appended to the far pile). When the frontier empties the
 // phase ends on the device: Delta-stepping relaxes the heavy arcs of the finished bucket,
 // the band is settled, and the far pile is compacted (stale entries and duplicates dropped
 // with the mark bitmask) into the next frontier and a new pile. The host reads the control
@@ -22,8 +22,8 @@ enum {
     C_CNT0 = 0,     // C_CNT0 + k % 3: size of the frontier made by iteration k (rotating, so
     C_CNT1,         // that the slot being reset is one that no thread still reads)
     C_CNT2,
-    C_PILE,         // appends to the current far pile (may exceed capacity: overflow)
-    C_NEWPILE,      // appends to the other far pile during compaction
+    C_PILE0,        // appends to far pile 0 (may exceed capacity: overflow)
+    C_PILE1,        // appends to far pile 1
     C_PPAR,         // which pile buffer is current
     C_FPAR,         // which frontier buffer is current
     C_BAND,         // appends to the band list (nodes that have been near, in order)
@@ -74,6 +74,7 @@ struct Search {
     D delta;
     long long target;     // -1 for none
     int light_heavy;
+    int lanes_log2;       // each frontier node's arcs are shared by 2^lanes_log2 threads
 };
 
 __device__ __forceinline__ u64 vload(const u64* p) { return *(volatile const u64*)p; }
@@ -89,12 +90,33 @@ __device__ __forceinline__ void warp_add(u64* slot, u64 value) {
     if (((threadIdx.x & 31) == (unsigned)(__ffs(active) - 1)) && sum) atomicAdd(slot, (u64)sum);
 }
 
+// Append v to list at a slot taken from *count: one atomic for all the threads of a warp
+// that append at the same time. Slots at or beyond `cap` are not stored (the far pile is then
+// rebuilt by a scan); the other lists are sized so that they never overflow.
+__device__ __forceinline__ void append(u64* count, int* list, int v,
+                                       long long cap = 0x7fffffffffffffffLL) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    u64 base = 0;
+    if (g.thread_rank() == 0) base = atomicAdd(count, (u64)g.size());
+    base = g.shfl(base, 0) + g.thread_rank();
+    if ((long long)base < cap) list[base] = v;
+}
+
+// A node entered the near band: record it once (Delta-stepping's heavy pass and the
+// recording's stamps need the list of nodes that have been near).
+template <typename D>
+__device__ __forceinline__ void enter_band(const Search<D>& s, int v, int it) {
+    if (s.near_at && atomicCAS(&s.near_at[v], -1, it) == -1) {
+        append(&s.ctl[C_BAND], s.band, v);
+        if (s.settled_at) atomicAdd(&s.ctl[C_NEARED], 1ull);
+    }
+}
+
 // Relax one arc; route an improved head to the next frontier or to the far pile.
 template <typename D>
 __device__ __forceinline__ void relax(const Search<D>& s, int v, D nd, D hi, int it,
-                                      int epoch, u64* next_count, int* next, int* pile,
-                                      unsigned& improved) {
-    if (nd >= __ldcg(&s.dist[v])) return;
+                                      int epoch, u64* next_count, int* next, u64* pile_count,
+                                      int* pile, unsigned& improved) {
     D old = atomicMin(&s.dist[v], nd);
     if (nd >= old) return;
     ++improved;
@@ -103,38 +125,37 @@ __device__ __forceinline__ void relax(const Search<D>& s, int v, D nd, D hi, int
         atomicAdd(&s.ctl[C_REACHED], 1ull);
     }
     if (nd < hi) {
-        if (atomicExch(&s.mark[v], epoch) != epoch) {
-            next[atomicAdd(next_count, 1ull)] = v;
-        }
-        if (s.near_at && atomicCAS(&s.near_at[v], -1, it) == -1) {
-            u64 pos = atomicAdd(&s.ctl[C_BAND], 1ull);
-            s.band[pos] = v;
-            if (s.settled_at) atomicAdd(&s.ctl[C_NEARED], 1ull);
-        }
+        // No dedup mark here: a second improvement of v in the same iteration is rare on
+        // road graphs and its duplicate entry costs less than one more dependent atomic for
+        // every append (measured, bench/NOTES.md). Duplicates read the same dist[v] and
+        // their second pass improves nothing. Each entry is one improving relaxation, so
+        // a frontier never exceeds the arc count.
+        append(next_count, next, v);
+        enter_band(s, v, it);
     } else {
-        u64 pos = atomicAdd(&s.ctl[C_PILE], 1ull);
-        if ((long long)pos < s.pile_cap) pile[pos] = v;  // beyond: rebuilt by a scan
+        append(pile_count, pile, v, s.pile_cap);
     }
 }
 
-// Relax arcs [first(u), last(u)) of every node in list[0:count).
+// Relax arcs [first(u), last(u)) of every node u in list[0:count): 2^lanes_log2 threads
+// share each node's arcs, so a thread follows one chain of memory accesses, not one per arc.
 template <typename D, bool HEAVY>
 __device__ void advance(const Search<D>& s, const int* list, long long count, D hi, int it,
-                        int epoch, u64* next_count, int* next, int* pile, long long tid,
-                        long long nthreads) {
-    unsigned edges = 0, improved = 0;
-    for (long long i = tid; i < count; i += nthreads) {
+                        int epoch, u64* next_count, int* next, u64* pile_count, int* pile,
+                        long long tid, long long nthreads, unsigned& edges, unsigned& improved) {
+    const int lanes = 1 << s.lanes_log2;
+    const long long lane = tid & (lanes - 1);
+    for (long long i = tid >> s.lanes_log2; i < count; i += nthreads >> s.lanes_log2) {
         int u = __ldcg(&list[i]);
-        D du = __ldcg(&s.dist[u]);
         long long a = HEAVY ? s.light_end[u] : s.indptr[u];
         long long b = HEAVY ? s.indptr[u + 1] : s.light_end[u];
-        edges += (unsigned)(b - a);
-        for (long long k = a; k < b; ++k)
+        if (a + lane >= b) continue;
+        D du = __ldcg(&s.dist[u]);
+        if (lane == 0) edges += (unsigned)(b - a);
+        for (long long k = a + lane; k < b; k += lanes)
             relax(s, s.indices[k], (D)(du + (D)s.weights[k]), hi, it, epoch, next_count, next,
-                  pile, improved);
+                  pile_count, pile, improved);
     }
-    warp_add(&s.ctl[C_EDGES], edges);
-    warp_add(&s.ctl[C_IMPROVED], improved);
 }
 
 // A far candidate: pile entry k, or node k itself when the pile overflowed (scan).
@@ -142,55 +163,78 @@ __device__ __forceinline__ int far_candidate(const int* pile, bool scan, long lo
     return scan ? (int)k : __ldcg(&pile[k]);
 }
 
+// One cooperative launch: up to `batch` iterations. Every thread keeps the iteration state
+// (iteration, buffers, thresholds) in registers and derives it identically, so a normal
+// iteration is an advance and one grid-wide sync; a phase end adds the syncs of its passes.
+// The control block is written back once, at the end of the batch.
 template <typename D>
 __global__ void __launch_bounds__(256) frontier_batch(
     const long long* indptr, const long long* light_end, const int* indices,
     const unsigned int* weights, D* dist, int* front0, int* front1, int* pile0, int* pile1,
     long long pile_cap, int* band, int* mark, int* reached_at, int* near_at, int* settled_at,
     u64* ctl_, long long* frames, long long* buckets, long long n, D delta, long long target,
-    int light_heavy, int batch) {
+    int light_heavy, int lanes_log2, int batch) {
     Search<D> s{indptr, light_end, indices, weights, dist, {front0, front1}, {pile0, pile1},
                 pile_cap, band, mark, reached_at, near_at, settled_at, ctl_, frames, buckets,
-                n, delta, target, light_heavy};
+                n, delta, target, light_heavy, lanes_log2};
     cg::grid_group grid = cg::this_grid();
     const long long tid = grid.thread_rank();
     const long long nthreads = grid.size();
     const D INF = inf_of<D>();
     u64* ctl = s.ctl;
+    const bool recording = s.frames != nullptr;
 
-    for (int b = 0; b < batch; ++b) {
-        if (vload(&ctl[C_DONE])) break;
-        const int it = (int)vload(&ctl[C_ITER]) + 1;
-        const int fpar = (int)vload(&ctl[C_FPAR]);
-        const int ppar = (int)vload(&ctl[C_PPAR]);
-        const long long count = (long long)vload(&ctl[C_CNT0 + (it - 1) % 3]);
+    if (vload(&ctl[C_DONE])) return;
+    int it = (int)vload(&ctl[C_ITER]);
+    int fpar = (int)vload(&ctl[C_FPAR]);
+    int ppar = (int)vload(&ctl[C_PPAR]);
+    D lo = (D)vload(&ctl[C_LO]);
+    D hi = (D)vload(&ctl[C_HI]);
+    long long count = (long long)vload(&ctl[C_CNT0 + it % 3]);
+    int done = 0;
+    unsigned edges = 0, improved = 0;  // this thread's, added to the block once per batch
+
+    for (int b = 0; b < batch && !done; ++b) {
+        ++it;
+        const long long relaxed = count;
         u64* next_count = &ctl[C_CNT0 + it % 3];
-        const D lo = (D)vload(&ctl[C_LO]);
-        const D hi = (D)vload(&ctl[C_HI]);
         int* cur = s.front[fpar];
         int* next = s.front[fpar ^ 1];
-        int* pile = s.pile[ppar];
-        const int epoch = 3 * it;  // frontier dedup; +1 compaction; +2 bucket histogram
+        const int epoch = 3 * it;  // +1: compaction dedup; +2: bucket histogram dedup
 
-        advance<D, false>(s, cur, count, hi, it, epoch, next_count, next, pile, tid, nthreads);
+        advance<D, false>(s, cur, count, hi, it, epoch, next_count, next, &ctl[C_PILE0 + ppar],
+                          s.pile[ppar], tid, nthreads, edges, improved);
+        // Slot (it + 1) % 3 was last read as a frontier size by iteration it - 1, before
+        // the sync that ended it; zero it for iteration it + 1's appends.
+        if (tid == 0) ctl[C_CNT0 + (it + 1) % 3] = 0;
+        if (recording) {
+            warp_add(&ctl[C_EDGES], edges);
+            warp_add(&ctl[C_IMPROVED], improved);
+            edges = improved = 0;
+        }
         grid.sync();
+        count = (long long)vload(next_count);
 
-        const bool phase_end = vload(next_count) == 0;
         long long band_lo = 0, band_hi = 0;
-        bool target_done = false, finished = false;
-        D new_lo = lo, new_hi = hi;
-        if (phase_end) {
+        if (count == 0) {  // near is empty: the phase ends
             band_lo = (long long)vload(&ctl[C_BSTART]);
             band_hi = (long long)vload(&ctl[C_BAND]);
             if (s.light_heavy) {
                 advance<D, true>(s, s.band + band_lo, band_hi - band_lo, hi, it, epoch,
-                                 next_count, next, pile, tid, nthreads);
+                                 next_count, next, &ctl[C_PILE0 + ppar], s.pile[ppar], tid,
+                                 nthreads, edges, improved);
+                if (recording) {
+                    warp_add(&ctl[C_EDGES], edges);
+                    warp_add(&ctl[C_IMPROVED], improved);
+                    edges = improved = 0;
+                }
                 grid.sync();
             }
             if (s.settled_at)
                 for (long long i = band_lo + tid; i < band_hi; i += nthreads)
                     s.settled_at[__ldcg(&s.band[i])] = it;
-            const long long pcount = (long long)vload(&ctl[C_PILE]);
+            int* pile = s.pile[ppar];
+            const long long pcount = (long long)vload(&ctl[C_PILE0 + ppar]);
             const bool scan = pcount > s.pile_cap;
             const long long m = scan ? s.n : pcount;
             D local = INF;
@@ -203,12 +247,14 @@ __global__ void __launch_bounds__(256) frontier_batch(
             if ((threadIdx.x & 31) == 0 && local != INF) atomicMin((D*)&ctl[C_PMIN], local);
             grid.sync();
             const D pmin = *(volatile D*)&ctl[C_PMIN];
-            target_done = s.target >= 0 && __ldcg(&s.dist[s.target]) < hi;
-            finished = target_done || pmin == INF;
-            if (!finished) {
-                new_lo = (pmin / s.delta) * s.delta;
-                new_hi = (new_lo > INF - s.delta) ? INF : (D)(new_lo + s.delta);
+            const bool target_done = s.target >= 0 && __ldcg(&s.dist[s.target]) < hi;
+            if (target_done || pmin == INF) {
+                done = target_done ? 2 : 1;
+            } else {
+                const D new_lo = (pmin / s.delta) * s.delta;
+                const D new_hi = (new_lo > INF - s.delta) ? INF : (D)(new_lo + s.delta);
                 int* other = s.pile[ppar ^ 1];
+                u64* other_count = &ctl[C_PILE0 + (ppar ^ 1)];
                 unsigned stale = 0, dups = 0;
                 for (long long k = tid; k < m; k += nthreads) {
                     int v = far_candidate(pile, scan, k);
@@ -216,83 +262,93 @@ __global__ void __launch_bounds__(256) frontier_batch(
                     if (d < hi || d == INF) { stale += !scan; continue; }
                     if (atomicExch(&s.mark[v], epoch + 1) == epoch + 1) { ++dups; continue; }
                     if (d < new_hi) {
-                        next[atomicAdd(next_count, 1ull)] = v;
-                        if (s.near_at && atomicCAS(&s.near_at[v], -1, it) == -1) {
-                            s.band[atomicAdd(&ctl[C_BAND], 1ull)] = v;
-                            if (s.settled_at) atomicAdd(&ctl[C_NEARED], 1ull);
-                        }
+                        append(next_count, next, v);
+                        enter_band(s, v, it);
                     } else {
-                        other[atomicAdd(&ctl[C_NEWPILE], 1ull)] = v;
+                        append(other_count, other, v);
                     }
                 }
                 warp_add(&ctl[C_STALE], stale);
                 warp_add(&ctl[C_DUPS], dups);
-            }
-            grid.sync();
-        }
-
-        if (tid == 0) {
-            ctl[C_ITER] = it;
-            if (phase_end) {
-                if (s.settled_at) ctl[C_SETTLED] += band_hi - band_lo;
-                ctl[C_BSTART] = band_hi;
-                if (vload(&ctl[C_PILE]) > (u64)s.pile_cap) ctl[C_REBUILDS] += 1;
-                if (finished) {
-                    ctl[C_DONE] = target_done ? 2 : 1;
-                    ctl[C_LO] = hi;
-                    if (!target_done) ctl[C_PILE] = 0;
-                } else {
-                    ctl[C_LO] = new_lo;
-                    ctl[C_HI] = new_hi;
+                grid.sync();
+                count = (long long)vload(next_count);
+                // Only thread 0 writes these, and nothing reads them before the next phase
+                // end, which is at least one grid sync away.
+                if (tid == 0) {
+                    ctl[C_PILE0 + ppar] = 0;
+                    ctl[C_PMIN] = (u64)INF;
                     ctl[C_PHASE] += 1;
                     ctl[C_COMPACT] += 1;
-                    ctl[C_PILE] = ctl[C_NEWPILE];
-                    ctl[C_NEWPILE] = 0;
-                    ctl[C_PPAR] = ppar ^ 1;
                 }
-                ctl[C_PMIN] = (u64)INF;
+                ppar ^= 1;
+                lo = new_lo;
+                hi = new_hi;
             }
-            ctl[C_CNT0 + (it + 1) % 3] = 0;
-            ctl[C_FPAR] = fpar ^ 1;
-            if (s.frames) {
-                long long* f = s.frames + (long long)b * F_FIELDS;
-                f[F_ITER] = it;
-                f[F_PHASE] = (long long)ctl[C_PHASE];
-                f[F_LO] = (long long)ctl[C_LO];
-                f[F_HI] = (long long)ctl[C_HI];
-                f[F_FRONTIER] = count;
-                f[F_PILE] = (long long)min(ctl[C_PILE], (u64)s.pile_cap);
-                f[F_EDGES] = (long long)ctl[C_EDGES];
-                f[F_IMPROVED] = (long long)ctl[C_IMPROVED];
-                f[F_REACHED] = (long long)ctl[C_REACHED];
-                f[F_NEARED] = (long long)ctl[C_NEARED];
-                f[F_SETTLED] = (long long)ctl[C_SETTLED];
+            if (tid == 0) {
+                if (scan) ctl[C_REBUILDS] += 1;
+                ctl[C_BSTART] = band_hi;
+                if (s.settled_at) ctl[C_SETTLED] += band_hi - band_lo;
             }
         }
-        grid.sync();
+        fpar ^= 1;
 
-        if (s.buckets) {
-            // Delta-stepping recording: size of each bucket ahead, from the band and the pile.
-            long long* bins = s.buckets + (long long)b * BUCKET_BINS;
-            const D flo = (D)vload(&ctl[C_LO]);
-            const D fhi = (D)vload(&ctl[C_HI]);
-            const long long pcount = (long long)vload(&ctl[C_PILE]);
-            const bool scan = pcount > s.pile_cap;
-            const long long m = scan ? s.n : pcount;
-            int* fpile = s.pile[(int)vload(&ctl[C_PPAR])];
-            if (tid == 0)
-                atomicAdd((u64*)&bins[0], vload(&ctl[C_NEARED]) - vload(&ctl[C_SETTLED]));
-            for (long long k = tid; k < m; k += nthreads) {
-                int v = far_candidate(fpile, scan, k);
-                D d = __ldcg(&s.dist[v]);
-                if (d < fhi || d == INF) continue;
-                if (atomicExch(&s.mark[v], epoch + 2) == epoch + 2) continue;
-                long long off = (long long)(d / s.delta) - (long long)(flo / s.delta);
-                if (off > BUCKET_BINS - 1) off = BUCKET_BINS - 1;
-                atomicAdd((u64*)&bins[off], 1ull);
+        if (recording) {
+            // Frame rows read counters that the next iteration's appends would change:
+            // recording pays one more grid sync per iteration.
+            if (tid == 0) {
+                long long* f = s.frames + (long long)b * F_FIELDS;
+                f[F_ITER] = it;
+                f[F_PHASE] = (long long)vload(&ctl[C_PHASE]);
+                f[F_LO] = (long long)(done ? hi : lo);
+                f[F_HI] = (long long)hi;
+                f[F_FRONTIER] = relaxed;
+                const u64 pile_now = done == 1 ? 0 : vload(&ctl[C_PILE0 + ppar]);
+                f[F_PILE] = (long long)min(pile_now, (u64)s.pile_cap);
+                f[F_EDGES] = (long long)vload(&ctl[C_EDGES]);
+                f[F_IMPROVED] = (long long)vload(&ctl[C_IMPROVED]);
+                f[F_REACHED] = (long long)vload(&ctl[C_REACHED]);
+                f[F_NEARED] = (long long)vload(&ctl[C_NEARED]);
+                f[F_SETTLED] = (long long)vload(&ctl[C_SETTLED]);
+            }
+            if (s.buckets) {
+                // Delta-stepping: size of each bucket ahead, from the band and the pile.
+                long long* bins = s.buckets + (long long)b * BUCKET_BINS;
+                const u64 pcount = done == 1 ? 0 : vload(&ctl[C_PILE0 + ppar]);
+                const bool scan = (long long)pcount > s.pile_cap;
+                const long long m = scan ? s.n : (long long)pcount;
+                const int* fpile = s.pile[ppar];
+                if (tid == 0)
+                    atomicAdd((u64*)&bins[0], vload(&ctl[C_NEARED]) - vload(&ctl[C_SETTLED]));
+                for (long long k = tid; k < m; k += nthreads) {
+                    int v = far_candidate(fpile, scan, k);
+                    D d = __ldcg(&s.dist[v]);
+                    if (d < hi || d == INF) continue;
+                    if (atomicExch(&s.mark[v], epoch + 2) == epoch + 2) continue;
+                    long long off = (long long)(d / s.delta) - (long long)(lo / s.delta);
+                    if (off > BUCKET_BINS - 1) off = BUCKET_BINS - 1;
+                    atomicAdd((u64*)&bins[off], 1ull);
+                }
             }
             grid.sync();
         }
     }
+
+    warp_add(&ctl[C_EDGES], edges);
+    warp_add(&ctl[C_IMPROVED], improved);
+    if (tid == 0) {
+        ctl[C_ITER] = it;
+        ctl[C_FPAR] = fpar;
+        ctl[C_PPAR] = ppar;
+        ctl[C_LO] = done ? hi : lo;
+        ctl[C_HI] = hi;
+        ctl[C_DONE] = done;
+        if (done == 1) ctl[C_PILE0 + ppar] = 0;
+    }
 }
 
+// The cost of grid-wide synchronisation alone: `rounds` grid.sync() calls (the floor of any
+// iteration of frontier_batch).
+extern "C" __global__ void sync_probe(int rounds) {
+    cg::grid_group grid = cg::this_grid();
+    for (int r = 0; r < rounds; ++r) grid.sync();
+}

@@ -1,0 +1,62 @@
+"""`frontier bench` and `engine.bench`: what the benchmark measures and checks."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine import load_graph
+from engine.bench import benchmark, table, tree_depth
+from engine.cli import main
+
+from .graphs import grid_graph
+
+
+def test_tree_depth():
+    assert tree_depth(np.array([-1, 0, 1, 2, 1, -1])) == 3  # 0 → 1 → 2 → 3, and 5 alone
+    assert tree_depth(np.array([-1])) == 0
+    assert tree_depth(np.array([-1, 0, 0, 0])) == 1
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_benchmark_rows(backend):
+    g = grid_graph(30, 30, seed=2)
+    rows = benchmark(g, methods=("near_far", "bellman_ford"), backend=backend, sources=3)
+    assert [r["method"] for r in rows] == ["near_far", "bellman_ford"]
+    for r in rows:
+        assert r["identical"] and r["sources"] == 3 and r["backend"] == backend
+        assert r["iterations"] > 0 and r["time_ms"] > 0 and r["scipy_ms"] > 0
+        assert r["speedup"] == pytest.approx(r["scipy_ms"] / r["time_ms"])
+        assert r["dijkstra_edges"] == g.n_arcs  # a full search relaxes every arc once
+        assert r["hop_depth"] >= 29  # at least the grid's half diameter from any corner
+        assert (r["floor_ms"] is not None) == (backend == "gpu")
+    assert rows[1]["edges_relaxed"] > rows[0]["edges_relaxed"]
+    text = table(rows)
+    assert "near_far" in text and "× SciPy" in text
+
+
+def test_cli_bench_writes_json(tmp_path, capsys):
+    out = tmp_path / "rows.json"
+    code = main(
+        [
+            "bench",
+            "helsinki",
+            "--sources",
+            "2",
+            "--backend",
+            "cpu",
+            "--methods",
+            "near_far",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    rows = json.loads(out.read_text())
+    assert rows[0]["graph"] == load_graph("helsinki").name and rows[0]["identical"]
+    assert "near_far" in capsys.readouterr().out
+
+
+def test_cli_bench_bad_method(capsys):
+    assert main(["bench", "helsinki", "--methods", "near_far,warp"]) == 2
+    assert "unknown method 'warp'" in capsys.readouterr().err
