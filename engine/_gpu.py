@@ -63,11 +63,16 @@ def lanes_log2(graph: CSRGraph) -> int:
     return min(int(np.ceil(np.log2(p99))), 5)
 
 
+#: Layout of a frontier entry (``Entry`` in the kernel): node and arc range.
+ENTRY = np.dtype([("v", np.int32), ("start", np.int32), ("end", np.int32)], align=True)
+
+
 def required_bytes(graph: CSRGraph, dtype: np.dtype, *, recording: bool) -> int:
     """Device memory one search needs: graph, distances, queues, marks, stamps."""
     n, m = graph.n_nodes, graph.n_arcs
     graph_bytes = 8 * (n + 1) * 2 + 4 * m * 2
-    work = dtype.itemsize * n + 8 * n + 4 * (2 * max(n, m) + 2 * (n + m) + 2 * n)
+    fronts = 2 * max(n, m) * ENTRY.itemsize
+    work = dtype.itemsize * n + 8 * n + fronts + 4 * (2 * (n + m) + 2 * n)
     return graph_bytes + work + (12 * n if recording else 0)
 
 
@@ -84,6 +89,9 @@ def check_fits(required: int, free: int) -> None:
 def prepare(graph: CSRGraph, spec: RunSpec) -> float:
     """Upload the graph and compile the kernel if not done yet; return the seconds spent."""
     start = time.perf_counter()
+    if graph.n_arcs >= 2**31:
+        msg = f"{graph.name} has {graph.n_arcs:,} arcs; the GPU kernels take fewer than 2^31"
+        raise GPUMemoryError(msg)
     if graph not in _uploads:
         check_fits(
             required_bytes(graph, spec.dtype, recording=spec.recording is not None),
@@ -142,8 +150,13 @@ def run(
 
     dist = cp.full(n, inf, dtype=dtype)
     dist[spec.source] = 0
-    fronts = [cp.empty(max(n, graph.n_arcs), dtype=np.int32) for _ in range(2)]
-    fronts[0][0] = spec.source
+    fronts = [cp.empty(max(n, graph.n_arcs) * ENTRY.itemsize, dtype=np.uint8) for _ in range(2)]
+    light_end = dev.light_end(graph, spec.delta if spec.light_heavy else None)
+    first = np.zeros(1, dtype=ENTRY)
+    first["v"] = spec.source
+    first["start"] = graph.indptr[spec.source]
+    first["end"] = int(light_end[spec.source])
+    fronts[0][: ENTRY.itemsize] = cp.asarray(first.view(np.uint8))
     piles = [cp.empty(max(cap, n), dtype=np.int32) for _ in range(2)]
     mark = cp.zeros(n, dtype=np.int32)
     band = cp.empty(n, dtype=np.int32) if track_band else None
@@ -170,7 +183,6 @@ def run(
     ctl_dev = cp.asarray(ctl)
 
     null = 0
-    light_end = dev.light_end(graph, spec.delta if spec.light_heavy else None)
     scalar = dtype.type
     args = (
         dev.indptr,

@@ -52,6 +52,14 @@ enum { F_ITER = 0, F_PHASE, F_LO, F_HI, F_FRONTIER, F_PILE, F_EDGES, F_IMPROVED,
 
 #define BUCKET_BINS 256
 
+// A frontier entry: a node and its (light) arc range, loaded when the node was appended, so
+// that the advance reads the node's distance and its arcs at the same time.
+struct Entry {
+    int v;
+    int start;
+    int end;
+};
+
 template <typename D>
 struct Search {
     const long long* indptr;
@@ -59,7 +67,7 @@ struct Search {
     const int* indices;
     const unsigned int* weights;
     D* dist;
-    int* front[2];
+    Entry* front[2];
     int* pile[2];
     long long pile_cap;
     int* band;
@@ -93,7 +101,8 @@ __device__ __forceinline__ void warp_add(u64* slot, u64 value) {
 // Append v to list at a slot taken from *count: one atomic for all the threads of a warp
 // that append at the same time. Slots at or beyond `cap` are not stored (the far pile is then
 // rebuilt by a scan); the other lists are sized so that they never overflow.
-__device__ __forceinline__ void append(u64* count, int* list, int v,
+template <typename T>
+__device__ __forceinline__ void append(u64* count, T* list, T v,
                                        long long cap = 0x7fffffffffffffffLL) {
     cg::coalesced_group g = cg::coalesced_threads();
     u64 base = 0;
@@ -115,8 +124,11 @@ __device__ __forceinline__ void enter_band(const Search<D>& s, int v, int it) {
 // Relax one arc; route an improved head to the next frontier or to the far pile.
 template <typename D>
 __device__ __forceinline__ void relax(const Search<D>& s, int v, D nd, D hi, int it,
-                                      int epoch, u64* next_count, int* next, u64* pile_count,
+                                      u64* next_count, Entry* next, u64* pile_count,
                                       int* pile, unsigned& improved) {
+    // The head's arc range is loaded alongside the atomic, not after it.
+    const int start = (int)__ldg(&s.indptr[v]);
+    const int end = (int)__ldg(&s.light_end[v]);
     D old = atomicMin(&s.dist[v], nd);
     if (nd >= old) return;
     ++improved;
@@ -130,30 +142,47 @@ __device__ __forceinline__ void relax(const Search<D>& s, int v, D nd, D hi, int
         // every append (measured, bench/NOTES.md). Duplicates read the same dist[v] and
         // their second pass improves nothing. Each entry is one improving relaxation, so
         // a frontier never exceeds the arc count.
-        append(next_count, next, v);
+        append(next_count, next, Entry{v, start, end});
         enter_band(s, v, it);
     } else {
         append(pile_count, pile, v, s.pile_cap);
     }
 }
 
-// Relax arcs [first(u), last(u)) of every node u in list[0:count): 2^lanes_log2 threads
-// share each node's arcs, so a thread follows one chain of memory accesses, not one per arc.
-template <typename D, bool HEAVY>
-__device__ void advance(const Search<D>& s, const int* list, long long count, D hi, int it,
-                        int epoch, u64* next_count, int* next, u64* pile_count, int* pile,
-                        long long tid, long long nthreads, unsigned& edges, unsigned& improved) {
+// Relax the arcs of every entry of list[0:count): 2^lanes_log2 threads share each entry's
+// arcs, so a thread follows one chain of memory accesses, not one per arc.
+template <typename D>
+__device__ void advance(const Search<D>& s, const Entry* list, long long count, D hi,
+                        int it, u64* next_count, Entry* next, u64* pile_count, int* pile,
+                        long long tid, long long nthreads, unsigned& edges,
+                        unsigned& improved) {
     const int lanes = 1 << s.lanes_log2;
-    const long long lane = tid & (lanes - 1);
+    const int lane = (int)(tid & (lanes - 1));
     for (long long i = tid >> s.lanes_log2; i < count; i += nthreads >> s.lanes_log2) {
-        int u = __ldcg(&list[i]);
-        long long a = HEAVY ? s.light_end[u] : s.indptr[u];
-        long long b = HEAVY ? s.indptr[u + 1] : s.light_end[u];
+        const Entry* e = &list[i];
+        const int u = __ldcg(&e->v), a = __ldcg(&e->start), b = __ldcg(&e->end);
         if (a + lane >= b) continue;
-        D du = __ldcg(&s.dist[u]);
+        const D du = __ldcg(&s.dist[u]);
         if (lane == 0) edges += (unsigned)(b - a);
-        for (long long k = a + lane; k < b; k += lanes)
-            relax(s, s.indices[k], (D)(du + (D)s.weights[k]), hi, it, epoch, next_count, next,
+        for (int k = a + lane; k < b; k += lanes)
+            relax(s, s.indices[k], (D)(du + (D)s.weights[k]), hi, it, next_count, next,
+                  pile_count, pile, improved);
+    }
+}
+
+// Delta-stepping's heavy pass: relax the heavy arcs of the nodes band[0:count).
+template <typename D>
+__device__ void advance_heavy(const Search<D>& s, const int* band, long long count, D hi,
+                              int it, u64* next_count, Entry* next, u64* pile_count,
+                              int* pile, long long tid, long long nthreads, unsigned& edges,
+                              unsigned& improved) {
+    for (long long i = tid; i < count; i += nthreads) {
+        const int u = __ldcg(&band[i]);
+        const long long a = s.light_end[u], b = s.indptr[u + 1];
+        const D du = __ldcg(&s.dist[u]);
+        edges += (unsigned)(b - a);
+        for (long long k = a; k < b; ++k)
+            relax(s, s.indices[k], (D)(du + (D)s.weights[k]), hi, it, next_count, next,
                   pile_count, pile, improved);
     }
 }
@@ -170,7 +199,8 @@ __device__ __forceinline__ int far_candidate(const int* pile, bool scan, long lo
 template <typename D>
 __global__ void __launch_bounds__(256) frontier_batch(
     const long long* indptr, const long long* light_end, const int* indices,
-    const unsigned int* weights, D* dist, int* front0, int* front1, int* pile0, int* pile1,
+    const unsigned int* weights, D* dist, Entry* front0, Entry* front1, int* pile0,
+    int* pile1,
     long long pile_cap, int* band, int* mark, int* reached_at, int* near_at, int* settled_at,
     u64* ctl_, long long* frames, long long* buckets, long long n, D delta, long long target,
     int light_heavy, int lanes_log2, int batch) {
@@ -198,12 +228,12 @@ __global__ void __launch_bounds__(256) frontier_batch(
         ++it;
         const long long relaxed = count;
         u64* next_count = &ctl[C_CNT0 + it % 3];
-        int* cur = s.front[fpar];
-        int* next = s.front[fpar ^ 1];
+        const Entry* cur = s.front[fpar];
+        Entry* next = s.front[fpar ^ 1];
         const int epoch = 3 * it;  // +1: compaction dedup; +2: bucket histogram dedup
 
-        advance<D, false>(s, cur, count, hi, it, epoch, next_count, next, &ctl[C_PILE0 + ppar],
-                          s.pile[ppar], tid, nthreads, edges, improved);
+        advance(s, cur, count, hi, it, next_count, next, &ctl[C_PILE0 + ppar], s.pile[ppar],
+                tid, nthreads, edges, improved);
         // Slot (it + 1) % 3 was last read as a frontier size by iteration it - 1, before
         // the sync that ended it; zero it for iteration it + 1's appends.
         if (tid == 0) ctl[C_CNT0 + (it + 1) % 3] = 0;
@@ -220,9 +250,9 @@ __global__ void __launch_bounds__(256) frontier_batch(
             band_lo = (long long)vload(&ctl[C_BSTART]);
             band_hi = (long long)vload(&ctl[C_BAND]);
             if (s.light_heavy) {
-                advance<D, true>(s, s.band + band_lo, band_hi - band_lo, hi, it, epoch,
-                                 next_count, next, &ctl[C_PILE0 + ppar], s.pile[ppar], tid,
-                                 nthreads, edges, improved);
+                advance_heavy(s, s.band + band_lo, band_hi - band_lo, hi, it, next_count, next,
+                              &ctl[C_PILE0 + ppar], s.pile[ppar], tid, nthreads, edges,
+                              improved);
                 if (recording) {
                     warp_add(&ctl[C_EDGES], edges);
                     warp_add(&ctl[C_IMPROVED], improved);
@@ -262,7 +292,8 @@ __global__ void __launch_bounds__(256) frontier_batch(
                     if (d < hi || d == INF) { stale += !scan; continue; }
                     if (atomicExch(&s.mark[v], epoch + 1) == epoch + 1) { ++dups; continue; }
                     if (d < new_hi) {
-                        append(next_count, next, v);
+                        append(next_count, next,
+                               Entry{v, (int)s.indptr[v], (int)s.light_end[v]});
                         enter_band(s, v, it);
                     } else {
                         append(other_count, other, v);
