@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _backend
 from .graph import CSRGraph
-from .search import DEFAULT_BATCH, UNREACHABLE, shortest_path_tree, sssp
+from .search import DEFAULT_BATCH, UNREACHABLE, from_scipy, shortest_path_tree, sssp
 
 ITERATIVE = ("near_far", "delta_stepping", "bellman_ford")
 
@@ -91,11 +91,9 @@ def benchmark(
         t0 = time.perf_counter()
         d = dijkstra(matrix, directed=True, indices=int(s))
         elapsed = time.perf_counter() - t0
-        reached = np.isfinite(d)
-        dist = np.full(graph.n_nodes, UNREACHABLE, dtype=np.int64)
-        dist[reached] = d[reached].astype(np.int64)
+        dist = from_scipy(d)
         depth = tree_depth(shortest_path_tree(graph, dist, int(s)))
-        reference.append((dist, elapsed, int(degree[reached].sum()), depth))
+        reference.append((dist, elapsed, int(degree[dist != UNREACHABLE].sum()), depth))
     scipy_ms = _median(r[1] for r in reference) * 1e3
     sync_us = None
     rows = []

@@ -58,12 +58,17 @@ def _delta(text: str):
         raise argparse.ArgumentTypeError(msg) from None
 
 
-def _batch(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        msg = f"--batch must be an integer ≥ 1, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
+def _count(flag: str):
+    """An argparse type for a count option, whose error names ``flag``."""
+
+    def parse(text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            msg = f"{flag} must be an integer ≥ 1, got {text!r}"
+            raise argparse.ArgumentTypeError(msg) from None
+
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument(
         "--batch",
         default=DEFAULT_BATCH,
-        type=_batch,
+        type=_count("--batch"),
         metavar="N",
         help="relax iterations between host checks (default: %(default)s)",
     )
@@ -139,23 +144,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--sources",
-        type=_batch,
+        type=_count("--sources"),
         default=20,
         metavar="N",
         help="sources per graph (default: %(default)s)",
     )
     bench.add_argument("--seed", type=int, default=0, help="source seed (default: 0)")
     bench.add_argument("--delta", default="auto", type=_delta, metavar="N|auto")
-    bench.add_argument("--batch", default=DEFAULT_BATCH, type=_batch, metavar="N")
+    bench.add_argument("--batch", default=DEFAULT_BATCH, type=_count("--batch"), metavar="N")
     bench.add_argument("--backend", default="auto", metavar="B")
     bench.add_argument("--record", action="store_true", help="time with recording on")
     bench.add_argument("--out", metavar="FILE.json", help="also write the rows to this file")
     return parser
 
 
-def _load(args):
+def _load(args, spec):
     return io.load_graph(
-        args.graph,
+        spec,
         network=args.network,
         weight=args.weight,
         weights=args.weights,
@@ -164,7 +169,7 @@ def _load(args):
 
 
 def _info(args) -> int:
-    stats = _load(args).summary()
+    stats = _load(args, args.graph).summary()
     if args.json:
         print(json.dumps(stats, indent=2))
     else:
@@ -180,15 +185,8 @@ def _bench(args) -> int:
         _validate.method(m)
     rows = []
     for spec in args.graphs:
-        graph = io.load_graph(
-            spec,
-            network=args.network,
-            weight=args.weight,
-            weights=args.weights,
-            cache=not args.no_cache,
-        )
         rows += benchmark(
-            graph,
+            _load(args, spec),
             methods=methods,
             backend=args.backend,
             sources=args.sources,
@@ -204,7 +202,7 @@ def _bench(args) -> int:
 
 
 def _solve(args) -> int:
-    graph = _load(args)
+    graph = _load(args, args.graph)
     source = graph.index_of(args.source) if args.source is not None else 0
     target = graph.index_of(args.target) if args.target is not None else None
     out = Path(args.out) if args.out else None

@@ -159,14 +159,20 @@ def _resolve_backend(name: str, method: Method, graph: CSRGraph) -> str:
     return name
 
 
+def from_scipy(d: np.ndarray) -> np.ndarray:
+    """SciPy's float distances as ``int64``, `UNREACHABLE` where infinite."""
+    reached = np.isfinite(d)
+    dist = np.full(d.shape, UNREACHABLE, dtype=np.int64)
+    dist[reached] = d[reached].astype(np.int64)
+    return dist
+
+
 def _dijkstra(spec: RunSpec) -> tuple[np.ndarray, Counters, int]:
     from scipy.sparse.csgraph import dijkstra
 
     graph = spec.graph
-    d = dijkstra(graph.scipy_matrix(), directed=True, indices=spec.source)
-    reached = np.isfinite(d)
-    dist = np.full(graph.n_nodes, UNREACHABLE, dtype=np.int64)
-    dist[reached] = d[reached].astype(np.int64)
+    dist = from_scipy(dijkstra(graph.scipy_matrix(), directed=True, indices=spec.source))
+    reached = dist != UNREACHABLE
     settled = reached
     if spec.target is not None and reached[spec.target]:
         settled = reached & (dist <= dist[spec.target])

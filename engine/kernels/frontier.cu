@@ -3,11 +3,10 @@
 // One cooperative launch runs up to `batch` iterations with no host round-trip: every
 // iteration is an ADVANCE (relax the arcs of the near frontier with atomicMin) and a
 // FILTER (improved nodes below the threshold `hi` form the next frontier; the others are
-// appended to the far pile). When the frontier empties the
-// phase ends on the device: Delta-stepping relaxes the heavy arcs of the finished bucket,
-// the band is settled, and the far pile is compacted (stale entries and duplicates dropped
-// with the mark bitmask) into the next frontier and a new pile. The host reads the control
-// block once per batch.
+// appended to the far pile). When the frontier empties the phase ends on the device:
+// Delta-stepping relaxes the heavy arcs of the finished bucket, the band is settled, and the
+// far pile is compacted (stale entries and duplicates dropped with the mark bitmask) into
+// the next frontier and a new pile. The host reads the control block once per batch.
 //
 // D is the distance type (unsigned int or unsigned long long); its maximum is "unreached".
 
@@ -96,6 +95,14 @@ __device__ __forceinline__ void warp_add(u64* slot, u64 value) {
     unsigned lo = (unsigned)value;
     unsigned sum = __reduce_add_sync(active, lo);
     if (((threadIdx.x & 31) == (unsigned)(__ffs(active) - 1)) && sum) atomicAdd(slot, (u64)sum);
+}
+
+// Move this thread's arc counters into the control block (once per batch, or per iteration
+// when recording, whose frame rows read them).
+__device__ __forceinline__ void add_counters(u64* ctl, unsigned& edges, unsigned& improved) {
+    warp_add(&ctl[C_EDGES], edges);
+    warp_add(&ctl[C_IMPROVED], improved);
+    edges = improved = 0;
 }
 
 // Append v to list at a slot taken from *count: one atomic for all the threads of a warp
@@ -200,10 +207,9 @@ template <typename D>
 __global__ void __launch_bounds__(256) frontier_batch(
     const long long* indptr, const long long* light_end, const int* indices,
     const unsigned int* weights, D* dist, Entry* front0, Entry* front1, int* pile0,
-    int* pile1,
-    long long pile_cap, int* band, int* mark, int* reached_at, int* near_at, int* settled_at,
-    u64* ctl_, long long* frames, long long* buckets, long long n, D delta, long long target,
-    int light_heavy, int lanes_log2, int batch) {
+    int* pile1, long long pile_cap, int* band, int* mark, int* reached_at, int* near_at,
+    int* settled_at, u64* ctl_, long long* frames, long long* buckets, long long n, D delta,
+    long long target, int light_heavy, int lanes_log2, int batch) {
     Search<D> s{indptr, light_end, indices, weights, dist, {front0, front1}, {pile0, pile1},
                 pile_cap, band, mark, reached_at, near_at, settled_at, ctl_, frames, buckets,
                 n, delta, target, light_heavy, lanes_log2};
@@ -222,7 +228,7 @@ __global__ void __launch_bounds__(256) frontier_batch(
     D hi = (D)vload(&ctl[C_HI]);
     long long count = (long long)vload(&ctl[C_CNT0 + it % 3]);
     int done = 0;
-    unsigned edges = 0, improved = 0;  // this thread's, added to the block once per batch
+    unsigned edges = 0, improved = 0;  // this thread's, moved by add_counters
 
     for (int b = 0; b < batch && !done; ++b) {
         ++it;
@@ -237,11 +243,7 @@ __global__ void __launch_bounds__(256) frontier_batch(
         // Slot (it + 1) % 3 was last read as a frontier size by iteration it - 1, before
         // the sync that ended it; zero it for iteration it + 1's appends.
         if (tid == 0) ctl[C_CNT0 + (it + 1) % 3] = 0;
-        if (recording) {
-            warp_add(&ctl[C_EDGES], edges);
-            warp_add(&ctl[C_IMPROVED], improved);
-            edges = improved = 0;
-        }
+        if (recording) add_counters(ctl, edges, improved);
         grid.sync();
         count = (long long)vload(next_count);
 
@@ -253,11 +255,7 @@ __global__ void __launch_bounds__(256) frontier_batch(
                 advance_heavy(s, s.band + band_lo, band_hi - band_lo, hi, it, next_count, next,
                               &ctl[C_PILE0 + ppar], s.pile[ppar], tid, nthreads, edges,
                               improved);
-                if (recording) {
-                    warp_add(&ctl[C_EDGES], edges);
-                    warp_add(&ctl[C_IMPROVED], improved);
-                    edges = improved = 0;
-                }
+                if (recording) add_counters(ctl, edges, improved);
                 grid.sync();
             }
             if (s.settled_at)
@@ -364,8 +362,7 @@ __global__ void __launch_bounds__(256) frontier_batch(
         }
     }
 
-    warp_add(&ctl[C_EDGES], edges);
-    warp_add(&ctl[C_IMPROVED], improved);
+    add_counters(ctl, edges, improved);
     if (tid == 0) {
         ctl[C_ITER] = it;
         ctl[C_FPAR] = fpar;
