@@ -73,6 +73,22 @@ def multiprocessor_count() -> int:
     return int(cp.cuda.Device().attributes["MultiProcessorCount"])
 
 
+def compute_capability() -> int:
+    """Return the current GPU's compute capability as an integer (90 for 9.0)."""
+    return int(cupy().cuda.Device().compute_capability)
+
+
+#: ``CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`` in CUDA's driver API.
+_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
+
+
+def allow_large_clusters(kernel) -> None:
+    """Let ``kernel`` (a CuPy ``RawKernel``) run clusters of more than 8 blocks."""
+    from cupy_backends.cuda.api import driver
+
+    driver.funcSetAttribute(kernel.kernel.ptr, _NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
+
+
 @functools.cache
 def kernel_module(filename: str, name_expressions: tuple[str, ...]):
     """Compile ``kernels/filename`` once per process and return the CuPy ``RawModule``."""

@@ -1,9 +1,14 @@
-"""Launcher of the CUDA frontier kernel (engine/kernels/frontier.cu) through CuPy.
+"""Launcher of the CUDA frontier kernels (engine/kernels/frontier.cu) through CuPy.
 
 The graph is uploaded once and kept on the device for as long as the `CSRGraph` lives.
-Each call to the kernel is one cooperative launch running up to ``batch_size`` iterations;
-the host then reads the control block (one synchronisation per batch) and, when recording,
-the frame rows and node stamps of that batch.
+Each launch runs up to ``batch_size`` iterations; the host then reads the control block (one
+synchronisation per batch) and, when recording, the frame rows and node stamps of that batch.
+
+A batch runs at one of two scopes. Small frontiers, the usual case on road graphs, run on
+one thread-block cluster (Hopper and later: a hardware barrier, frontiers in distributed
+shared memory); large ones run on the whole GPU (a cooperative launch with ``grid.sync()``).
+A batch ends early when its frontier leaves the scope's range, and the next batch runs at
+the other scope.
 """
 
 from __future__ import annotations
@@ -22,12 +27,18 @@ from .recording import BUCKET_BINS, FRAME_FIELDS
 from .search import UNREACHABLE
 
 KERNEL_FILE = "frontier.cu"
-_NAMES = {
-    np.dtype(np.uint32): "frontier_batch<unsigned int>",
-    np.dtype(np.uint64): "frontier_batch<unsigned long long>",
-}
-_PROBE = "sync_probe"
+_TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}
+_GRID_PROBE, _CLUSTER_PROBE = "sync_probe", "cluster_sync_probe"
 BLOCK = 256
+#: Cluster scope: blocks, threads per block and shared-memory capacities per block (entries
+#: of the frontier, far appends staged); CLUSTER, QCAP and FCAP in the kernel.
+CLUSTER, CLUSTER_BLOCK, QUEUE_CAPACITY, STAGE_CAPACITY = 16, 1024, 6144, 8192
+#: Dynamic shared memory of a cluster block (``ClusterShared`` in the kernel).
+CLUSTER_SHARED_BYTES = 2 * QUEUE_CAPACITY * 12 + 4 * STAGE_CAPACITY + 4 * 2 * CLUSTER + 12
+#: A cluster batch ends once the frontier exceeds CLUSTER_MAX entries; a grid batch ends once
+#: it falls below GRID_MIN (bench/NOTES.md has the measurements behind both).
+CLUSTER_MAX, GRID_MIN = 8192, 2048
+SCOPES = ("grid", "cluster")
 C_CNT0, C_PILE0, C_PILE1, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
 C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
 C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN = 16, 17, 18, 19, 20
@@ -103,19 +114,50 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
     return time.perf_counter() - start
 
 
+def clusters_available() -> bool:
+    """Whether the GPU runs thread-block clusters (compute capability 9.0 and later)."""
+    return _backend.compute_capability() >= 90
+
+
+def small_frontier_scope() -> str:
+    """The scope that runs small frontiers here (the floor of an iteration is its barrier)."""
+    return "cluster" if clusters_available() else "grid"
+
+
+def _name(scope: str, dtype: np.dtype) -> str:
+    return f"frontier_{scope}<{_TYPES[np.dtype(dtype)]}>"
+
+
 def _module():
-    return _backend.kernel_module(KERNEL_FILE, (*_NAMES.values(), _PROBE))
+    scopes = SCOPES if clusters_available() else ("grid",)
+    names = [_name(scope, t) for scope in scopes for t in _TYPES]
+    probes = (_GRID_PROBE, _CLUSTER_PROBE) if clusters_available() else (_GRID_PROBE,)
+    return _backend.kernel_module(KERNEL_FILE, (*names, *probes))
 
 
-def grid_sync_us(blocks: int | None = None, rounds: int = 20_000) -> float:
-    """Measured cost of one ``grid.sync()`` in µs at the search's grid size (or ``blocks``)."""
+def _kernel(scope: str, dtype: np.dtype):
+    kernel = _module().get_function(_name(scope, dtype))
+    if scope == "cluster":
+        _backend.allow_large_clusters(kernel)
+        kernel.max_dynamic_shared_size_bytes = CLUSTER_SHARED_BYTES
+    return kernel
+
+
+def sync_us(scope: str = "grid", *, blocks: int | None = None, rounds: int = 20_000) -> float:
+    """Measured cost in µs of one barrier of ``scope``: ``grid.sync()`` at the search's grid
+    size (or ``blocks``), or the cluster barrier of the cluster scope."""
     cp = _backend.cupy()
-    kernel = _module().get_function(_PROBE)
-    grid = blocks or _grid(_module().get_function(_NAMES[np.dtype(np.uint32)]))
-    kernel((grid,), (BLOCK,), (np.int32(100),))  # warm up
+    if scope == "cluster":
+        kernel = _module().get_function(_CLUSTER_PROBE)
+        _backend.allow_large_clusters(kernel)
+        grid, block = CLUSTER, CLUSTER_BLOCK
+    else:
+        kernel = _module().get_function(_GRID_PROBE)
+        grid, block = blocks or _grid(_kernel("grid", np.dtype(np.uint32))), BLOCK
+    kernel((grid,), (block,), (np.int32(100),))  # warm up
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     start.record()
-    kernel((grid,), (BLOCK,), (np.int32(rounds),))
+    kernel((grid,), (block,), (np.int32(rounds),))
     stop.record()
     stop.synchronize()
     return cp.cuda.get_elapsed_time(start, stop) * 1e3 / rounds
@@ -134,17 +176,21 @@ def run(
     *,
     pile_capacity: int | None = None,
     blocks: int | None = None,
+    scope: str | None = None,
+    queue_capacity: int = QUEUE_CAPACITY,
+    stage_capacity: int = STAGE_CAPACITY,
 ):
     """Run one search on the GPU; return (int64 distances, counters, settled_below).
 
-    ``pile_capacity`` and ``blocks`` (the grid size) override the defaults, for tests and
+    ``pile_capacity``, ``blocks`` (the grid scope's grid size), ``scope`` (one scope for
+    every batch instead of switching by frontier size) and the cluster scope's
+    ``queue_capacity`` and ``stage_capacity`` override the defaults, for tests and
     measurements."""
     cp = _backend.cupy()
     graph, dtype, rec = spec.graph, spec.dtype, spec.recording
     dev = _uploads[graph]
     n = graph.n_nodes
     inf = int(np.iinfo(dtype).max)
-    kernel = _module().get_function(_NAMES[dtype])
     track_band = spec.light_heavy or rec is not None
     cap = int(pile_capacity if pile_capacity is not None else n + graph.n_arcs)
 
@@ -210,11 +256,28 @@ def run(
         np.int32(dev.lanes_log2),
         np.int32(spec.batch_size),
     )
-    grid = blocks or _grid(kernel)
+    sizes = (np.int32(queue_capacity), np.int32(stage_capacity))
+    kernels = {name: _kernel(name, dtype) for name in _scopes(scope)}
+    grid = blocks or _grid(kernels.get("grid") or _kernel("grid", dtype))
+    switching = scope is None and len(kernels) == 2
     host_syncs = 0
     done_iter = 0
+    size = 1
+    current = next(iter(kernels))
     while True:
-        kernel((grid,), (BLOCK,), args)
+        if switching:
+            current = _next_scope(current, size)
+        if current == "cluster":
+            leave = (np.int64(-1), np.int64(CLUSTER_MAX if switching else 2**62))
+            kernels[current](
+                (CLUSTER,),
+                (CLUSTER_BLOCK,),
+                (*args, *leave, *sizes),
+                shared_mem=CLUSTER_SHARED_BYTES,
+            )
+        else:
+            leave = (np.int64(GRID_MIN if switching else -1), np.int64(2**62))
+            kernels[current]((grid,), (BLOCK,), (*args, *leave, *sizes))
         state = ctl_dev.get()  # the one host synchronisation of this batch
         host_syncs += 1
         iterations = int(state[C_ITER])
@@ -231,6 +294,7 @@ def run(
         done_iter = iterations
         if state[C_DONE]:
             break
+        size = int(state[C_CNT0 + iterations % 3])
     counters = Counters(
         iterations=iterations,
         phases=int(state[C_PHASE]),
@@ -246,6 +310,25 @@ def run(
     # int64 on the device: a 12-byte-per-node copy beats converting on the host.
     wide = cp.where(dist == inf, np.int64(UNREACHABLE), dist.astype(np.int64))
     return wide.get(), counters, settled_below
+
+
+def _scopes(scope: str | None) -> tuple[str, ...]:
+    if scope is None:
+        return SCOPES if clusters_available() else ("grid",)
+    if scope not in SCOPES:
+        msg = f"unknown scope {scope!r}; known: {', '.join(SCOPES)}"
+        raise ValueError(msg)
+    if scope == "cluster" and not clusters_available():
+        msg = "the cluster scope needs a GPU of compute capability 9.0 or later"
+        raise ValueError(msg)
+    return (scope,)
+
+
+def _next_scope(current: str, size: int) -> str:
+    """The scope of the next batch, given the frontier size the last one ended with."""
+    if current == "cluster":
+        return "grid" if size > CLUSTER_MAX else "cluster"
+    return "cluster" if size < GRID_MIN else "grid"
 
 
 def _initial_row(spec: RunSpec) -> np.ndarray:

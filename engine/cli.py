@@ -133,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         description="Time each method from seeded sources against SciPy's Dijkstra on the "
         "same graph in the same run: medians, speed-up, iterations, µs per iteration, arcs "
-        "relaxed, hop depth and (GPU) the ratio to the grid-sync floor.",
+        "relaxed, hop depth and (GPU) the ratio to the barrier floor.",
     )
     _graph_options(bench, many=True)
     bench.add_argument(

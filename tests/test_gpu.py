@@ -13,17 +13,23 @@ from .graphs import grid_graph, random_graph
 
 pytestmark = pytest.mark.gpu
 
+needs_clusters = pytest.mark.skipif(
+    not (engine.gpu_available() and _gpu.clusters_available()),
+    reason="thread-block clusters need compute capability 9.0",
+)
+
 
 def _spec(g, method, delta, batch=8):
     return RunSpec(g, 0, METHODS[method], delta, batch, None, g.distance_dtype(), None)
 
 
+@pytest.mark.parametrize("scope", [None, "grid"])
 @pytest.mark.parametrize("method", ["near_far", "delta_stepping"])
-def test_far_pile_overflow_is_rebuilt(method):
+def test_far_pile_overflow_is_rebuilt(method, scope):
     g = grid_graph(40, 40, seed=9)
     spec = _spec(g, method, 25)
     _gpu.prepare(g, spec)
-    dist, counters, _ = _gpu.run(spec, pile_capacity=4)
+    dist, counters, _ = _gpu.run(spec, pile_capacity=4, scope=scope)
     ref = sssp(g, 0, method="dijkstra").distances
     assert np.array_equal(dist.astype(np.int64), ref)
     assert counters.pile_rebuilds > 0
@@ -45,7 +51,12 @@ def test_device_name_and_setup_time():
     assert "CPU" not in r.device and r.setup_s >= 0
 
 
-def test_helsinki_recording_on_gpu():
+@pytest.mark.parametrize("scope", [None, "grid", "cluster"])
+def test_helsinki_recording_on_gpu(scope, monkeypatch):
+    if scope == "cluster" and not _gpu.clusters_available():
+        pytest.skip("thread-block clusters need compute capability 9.0")
+    if scope is not None:
+        monkeypatch.setattr(_gpu, "_scopes", lambda _scope: (scope,))
     g = engine.load_graph("helsinki")
     r = sssp(g, 0, backend="gpu", method="delta_stepping", batch_size=5, record=True)
     rec = r.recording
@@ -64,13 +75,49 @@ def test_grid_size_changes_speed_only(blocks):
     g = grid_graph(50, 50, seed=4)
     spec = _spec(g, "near_far", 40, batch=16)
     _gpu.prepare(g, spec)
-    dist, counters, _ = _gpu.run(spec, blocks=blocks)
+    dist, counters, _ = _gpu.run(spec, blocks=blocks, scope="grid")
     assert np.array_equal(dist, sssp(g, 0, method="dijkstra").distances)
     assert counters.edges_relaxed >= g.n_arcs
 
 
-def test_grid_sync_probe():
-    assert 0 < _gpu.grid_sync_us(rounds=1000) < 100
+def test_sync_probes():
+    assert 0 < _gpu.sync_us("grid", rounds=1000) < 100
+    if _gpu.clusters_available():
+        assert 0 < _gpu.sync_us("cluster", rounds=1000) < 100
+
+
+@needs_clusters
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bellman_ford"])
+@pytest.mark.parametrize("capacity", [1, 7, _gpu.QUEUE_CAPACITY])
+def test_cluster_scope_spills_to_global_memory(method, capacity):
+    # Tiny shared-memory queues and far stages spill in almost every iteration; each
+    # batch of 3 ends by moving the shared parts to global memory.
+    g = grid_graph(60, 60, seed=11)
+    spec = _spec(g, method, 30, batch=3)
+    _gpu.prepare(g, spec)
+    dist, counters, _ = _gpu.run(
+        spec, scope="cluster", queue_capacity=capacity, stage_capacity=capacity
+    )
+    assert np.array_equal(dist, sssp(g, 0, method="dijkstra").distances)
+    assert counters.host_syncs == -(-counters.iterations // 3)
+
+
+@needs_clusters
+def test_scopes_switch_by_frontier_size(monkeypatch):
+    # Thresholds low enough that the search crosses them both ways many times.
+    monkeypatch.setattr(_gpu, "CLUSTER_MAX", 40)
+    monkeypatch.setattr(_gpu, "GRID_MIN", 20)
+    seen = []
+    real = _gpu._next_scope
+    monkeypatch.setattr(_gpu, "_next_scope", lambda c, n: seen.append(real(c, n)) or seen[-1])
+    rng = np.random.default_rng(8)
+    g = random_graph(rng, 5_000, 20_000, max_weight=100)
+    for method in ("near_far", "delta_stepping", "bellman_ford"):
+        seen.clear()
+        r = sssp(g, 0, method=method, backend="gpu", delta=40, batch_size=1000)
+        assert np.array_equal(r.distances, sssp(g, 0, method="dijkstra").distances)
+        assert {"grid", "cluster"} <= set(seen), method
+        assert r.counters.host_syncs == len(seen)
 
 
 def test_auto_backend_crossover():

@@ -1,12 +1,24 @@
-// Frontier search kernel: Near-Far, Delta-stepping and Bellman-Ford (workfront sweep).
+// Frontier search kernels: Near-Far, Delta-stepping and Bellman-Ford (workfront sweep).
 //
-// One cooperative launch runs up to `batch` iterations with no host round-trip: every
-// iteration is an ADVANCE (relax the arcs of the near frontier with atomicMin) and a
-// FILTER (improved nodes below the threshold `hi` form the next frontier; the others are
-// appended to the far pile). When the frontier empties the phase ends on the device:
-// Delta-stepping relaxes the heavy arcs of the finished bucket, the band is settled, and the
-// far pile is compacted (stale entries and duplicates dropped with the mark bitmask) into
-// the next frontier and a new pile. The host reads the control block once per batch.
+// One launch runs up to `batch` iterations with no host round-trip: every iteration is an
+// ADVANCE (relax the arcs of the near frontier with atomicMin) and a FILTER (improved nodes
+// below the threshold `hi` form the next frontier; the others are appended to the far pile).
+// When the frontier empties the phase ends on the device: Delta-stepping relaxes the heavy
+// arcs of the finished bucket, the band is settled, and the far pile is compacted (stale
+// entries and duplicates dropped with the mark bitmask) into the next frontier and a new
+// pile. The host reads the control block once per batch.
+//
+// The same search runs at two scopes:
+// - GRID (frontier_grid): a cooperative launch over the whole GPU, synchronised by
+//   grid.sync(); frontiers live in global memory. For large frontiers.
+// - CLUSTER (frontier_cluster, Hopper and later): one thread-block cluster, synchronised by
+//   the hardware cluster barrier. Each block keeps its part of the frontier in shared memory,
+//   where the other blocks read it (distributed shared memory), and stages its far-pile
+//   appends there too. Road-graph frontiers are small, so the cheaper barrier and on-chip
+//   queues decide the time per iteration. Entries beyond a block's capacity spill to the
+//   global frontier.
+// Both leave the frontier in global memory at the end of a batch, and a batch ends early when
+// the frontier size leaves the scope's range, so the host switches scope between batches.
 //
 // D is the distance type (unsigned int or unsigned long long); its maximum is "unreached".
 
@@ -18,8 +30,9 @@ typedef unsigned long long u64;
 
 // Control block slots (u64 each).
 enum {
-    C_CNT0 = 0,     // C_CNT0 + k % 3: size of the frontier made by iteration k (rotating, so
-    C_CNT1,         // that the slot being reset is one that no thread still reads)
+    C_CNT0 = 0,     // C_CNT0 + k % 3: entries in global memory of the frontier made by
+    C_CNT1,         // iteration k (rotating, so that the slot being reset is one that no
+                    // thread still reads); all of them at the end of a batch
     C_CNT2,
     C_PILE0,        // appends to far pile 0 (may exceed capacity: overflow)
     C_PILE1,        // appends to far pile 1
@@ -51,12 +64,31 @@ enum { F_ITER = 0, F_PHASE, F_LO, F_HI, F_FRONTIER, F_PILE, F_EDGES, F_IMPROVED,
 
 #define BUCKET_BINS 256
 
+// Cluster scope: blocks per cluster (a non-portable size, allowed by the launcher) and the
+// shared-memory capacities of each block (the launcher may pass smaller ones, for tests).
+#define CLUSTER 16
+#define QCAP 6144
+#define FCAP 8192
+#define SPILLED 0x80000000u
+// Clusters exist from compute capability 9.0; below it only the grid scope is compiled.
+#define CLUSTERS (__CUDA_ARCH__ >= 900)
+
 // A frontier entry: a node and its (light) arc range, loaded when the node was appended, so
 // that the advance reads the node's distance and its arcs at the same time.
 struct Entry {
     int v;
     int start;
     int end;
+};
+
+// Dynamic shared memory of a block at cluster scope.
+struct ClusterShared {
+    Entry q[2][QCAP];          // this block's part of the frontier, by parity of iteration
+    int far[FCAP];             // far-pile appends staged here, flushed in bulk
+    unsigned pub[2][CLUSTER];  // each block's part size, published to every block (SPILLED:
+                               // some entries went to the global frontier)
+    unsigned qn[2];            // appends to q (may exceed the capacity)
+    unsigned fn;               // appends to far (may exceed the capacity)
 };
 
 template <typename D>
@@ -82,12 +114,36 @@ struct Search {
     long long target;     // -1 for none
     int light_heavy;
     int lanes_log2;       // each frontier node's arcs are shared by 2^lanes_log2 threads
+    ClusterShared* sh;    // cluster scope only
+    unsigned rank;        // block rank in the cluster
+    unsigned qcap, fcap;  // shared-memory capacities in use
+};
+
+// Where an iteration's appends go: the next frontier (shared-memory queue of parity np at
+// cluster scope, then the global list) and the current far pile.
+struct Out {
+    int np;
+    u64* next_count;
+    Entry* next;
+    u64* pile_count;
+    int* pile;
 };
 
 __device__ __forceinline__ u64 vload(const u64* p) { return *(volatile const u64*)p; }
 
 template <typename D>
 __device__ __forceinline__ D inf_of() { return (D)~(D)0; }
+
+template <bool CL>
+__device__ __forceinline__ void scope_sync() {
+#if CLUSTERS
+    if constexpr (CL) {
+        cg::this_cluster().sync();
+        return;
+    }
+#endif
+    cg::this_grid().sync();
+}
 
 __device__ __forceinline__ void warp_add(u64* slot, u64 value) {
     // One atomic per warp with work instead of one per thread.
@@ -105,17 +161,117 @@ __device__ __forceinline__ void add_counters(u64* ctl, unsigned& edges, unsigned
     edges = improved = 0;
 }
 
-// Append v to list at a slot taken from *count: one atomic for all the threads of a warp
-// that append at the same time. Slots at or beyond `cap` are not stored (the far pile is then
-// rebuilt by a scan); the other lists are sized so that they never overflow.
-template <typename T>
-__device__ __forceinline__ void append(u64* count, T* list, T v,
-                                       long long cap = 0x7fffffffffffffffLL) {
+// Append v to list at a slot taken from *count (global or shared): one atomic for all the
+// threads of a warp that append at the same time. Slots at or beyond `cap` are not stored
+// and the call returns false; the global far pile is then rebuilt by a scan, the
+// shared-memory lists spill to global memory, and the other lists never overflow.
+template <typename C, typename T>
+__device__ __forceinline__ bool append(C* count, T* list, T v, C cap = ~(C)0 >> 1) {
     cg::coalesced_group g = cg::coalesced_threads();
-    u64 base = 0;
-    if (g.thread_rank() == 0) base = atomicAdd(count, (u64)g.size());
+    C base = 0;
+    if (g.thread_rank() == 0) base = atomicAdd(count, (C)g.size());
     base = g.shfl(base, 0) + g.thread_rank();
-    if ((long long)base < cap) list[base] = v;
+    if (base >= cap) return false;
+    list[base] = v;
+    return true;
+}
+
+template <typename D, bool CL>
+__device__ __forceinline__ void push_near(const Search<D>& s, const Out& o, Entry e) {
+    if constexpr (CL)
+        if (append(&s.sh->qn[o.np], s.sh->q[o.np], e, s.qcap)) return;
+    append(o.next_count, o.next, e);
+}
+
+template <typename D, bool CL>
+__device__ __forceinline__ void push_far(const Search<D>& s, const Out& o, int v) {
+    if constexpr (CL)
+        if (append(&s.sh->fn, s.sh->far, v, s.fcap)) return;
+    append(o.pile_count, o.pile, v, (u64)s.pile_cap);
+}
+
+// Cluster scope: move this block's staged far appends to the global pile once at least
+// `min_fill` are staged. Every thread of the block calls it.
+template <typename D>
+__device__ void flush_far(const Search<D>& s, const Out& o, unsigned min_fill) {
+    __shared__ u64 base;
+    __syncthreads();
+    const unsigned staged = min(s.sh->fn, s.fcap);
+    if (staged == 0 || staged < min_fill) return;
+    if (threadIdx.x == 0) base = atomicAdd(o.pile_count, (u64)staged);
+    __syncthreads();
+    for (unsigned k = threadIdx.x; k < staged; k += blockDim.x)
+        if ((long long)(base + k) < s.pile_cap) o.pile[base + k] = s.sh->far[k];
+    __syncthreads();
+    if (threadIdx.x == 0) s.sh->fn = 0;
+}
+
+// End an iteration (p: parity of the frontier just relaxed): make the next frontier visible
+// to the whole scope and return its size; `global` is set to how many of its entries are in
+// global memory.
+template <typename D, bool CL>
+__device__ long long exchange(const Search<D>& s, const Out& o, int p, long long& global) {
+    __shared__ long long shared_count;
+#if CLUSTERS
+    if constexpr (CL) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            const unsigned made = s.sh->qn[o.np];
+            const unsigned part = made > s.qcap ? (s.qcap | SPILLED) : made;
+            cg::cluster_group cluster = cg::this_cluster();
+            for (unsigned r = 0; r < CLUSTER; ++r)
+                *cluster.map_shared_rank(&s.sh->pub[o.np][s.rank], r) = part;
+            s.sh->qn[p] = 0;  // the parts of frontier p were published an iteration ago
+        }
+        cg::this_cluster().sync();
+        long long local = 0;
+        unsigned spilled = 0;
+#pragma unroll
+        for (int r = 0; r < CLUSTER; ++r) {
+            const unsigned part = s.sh->pub[o.np][r];
+            local += part & ~SPILLED;
+            spilled |= part & SPILLED;
+        }
+        if (spilled) {
+            if (threadIdx.x == 0) shared_count = (long long)vload(o.next_count);
+            __syncthreads();
+            global = shared_count;
+        } else {
+            global = 0;
+        }
+        return local + global;
+    }
+#endif
+    {
+        // One reader per block: 2,000 warps reading one word queue up at its L2 slice.
+        cg::this_grid().sync();
+        if (threadIdx.x == 0) shared_count = (long long)vload(o.next_count);
+        __syncthreads();
+        global = shared_count;
+        return global;
+    }
+}
+
+// Entry i of the frontier of parity p: the blocks' shared-memory parts in rank order, then
+// the global list `list`.
+template <typename D, bool CL>
+__device__ __forceinline__ Entry entry_at(const Search<D>& s, int p, const Entry* list,
+                                          long long i) {
+#if CLUSTERS
+    if constexpr (CL) {
+#pragma unroll
+        for (unsigned r = 0; r < CLUSTER; ++r) {
+            const long long part = s.sh->pub[p][r] & ~SPILLED;
+            if (i < part) {
+                const Entry* e = &s.sh->q[p][i];
+                return r == s.rank ? *e : *cg::this_cluster().map_shared_rank(e, r);
+            }
+            i -= part;
+        }
+    }
+#endif
+    const Entry* e = &list[i];
+    return Entry{__ldcg(&e->v), __ldcg(&e->start), __ldcg(&e->end)};
 }
 
 // A node entered the near band: record it once (Delta-stepping's heavy pass and the
@@ -129,10 +285,9 @@ __device__ __forceinline__ void enter_band(const Search<D>& s, int v, int it) {
 }
 
 // Relax one arc; route an improved head to the next frontier or to the far pile.
-template <typename D>
+template <typename D, bool CL>
 __device__ __forceinline__ void relax(const Search<D>& s, int v, D nd, D hi, int it,
-                                      u64* next_count, Entry* next, u64* pile_count,
-                                      int* pile, unsigned& improved) {
+                                      const Out& o, unsigned& improved) {
     // The head's arc range is loaded alongside the atomic, not after it.
     const int start = (int)__ldg(&s.indptr[v]);
     const int end = (int)__ldg(&s.light_end[v]);
@@ -149,48 +304,43 @@ __device__ __forceinline__ void relax(const Search<D>& s, int v, D nd, D hi, int
         // every append (measured, bench/NOTES.md). Duplicates read the same dist[v] and
         // their second pass improves nothing. Each entry is one improving relaxation, so
         // a frontier never exceeds the arc count.
-        append(next_count, next, Entry{v, start, end});
+        push_near<D, CL>(s, o, Entry{v, start, end});
         enter_band(s, v, it);
     } else {
-        append(pile_count, pile, v, s.pile_cap);
+        push_far<D, CL>(s, o, v);
     }
 }
 
-// Relax the arcs of every entry of list[0:count): 2^lanes_log2 threads share each entry's
-// arcs, so a thread follows one chain of memory accesses, not one per arc.
-template <typename D>
-__device__ void advance(const Search<D>& s, const Entry* list, long long count, D hi,
-                        int it, u64* next_count, Entry* next, u64* pile_count, int* pile,
-                        long long tid, long long nthreads, unsigned& edges,
-                        unsigned& improved) {
+// Relax the arcs of the `count` entries of frontier p: 2^lanes_log2 threads share each
+// entry's arcs, so a thread follows one chain of memory accesses, not one per arc.
+template <typename D, bool CL>
+__device__ void advance(const Search<D>& s, int p, const Entry* list, long long count, D hi,
+                        int it, const Out& o, long long tid, long long nthreads,
+                        unsigned& edges, unsigned& improved) {
     const int lanes = 1 << s.lanes_log2;
     const int lane = (int)(tid & (lanes - 1));
     for (long long i = tid >> s.lanes_log2; i < count; i += nthreads >> s.lanes_log2) {
-        const Entry* e = &list[i];
-        const int u = __ldcg(&e->v), a = __ldcg(&e->start), b = __ldcg(&e->end);
-        if (a + lane >= b) continue;
-        const D du = __ldcg(&s.dist[u]);
-        if (lane == 0) edges += (unsigned)(b - a);
-        for (int k = a + lane; k < b; k += lanes)
-            relax(s, s.indices[k], (D)(du + (D)s.weights[k]), hi, it, next_count, next,
-                  pile_count, pile, improved);
+        const Entry e = entry_at<D, CL>(s, p, list, i);
+        if (e.start + lane >= e.end) continue;
+        const D du = __ldcg(&s.dist[e.v]);
+        if (lane == 0) edges += (unsigned)(e.end - e.start);
+        for (int k = e.start + lane; k < e.end; k += lanes)
+            relax<D, CL>(s, s.indices[k], (D)(du + (D)s.weights[k]), hi, it, o, improved);
     }
 }
 
 // Delta-stepping's heavy pass: relax the heavy arcs of the nodes band[0:count).
-template <typename D>
+template <typename D, bool CL>
 __device__ void advance_heavy(const Search<D>& s, const int* band, long long count, D hi,
-                              int it, u64* next_count, Entry* next, u64* pile_count,
-                              int* pile, long long tid, long long nthreads, unsigned& edges,
-                              unsigned& improved) {
+                              int it, const Out& o, long long tid, long long nthreads,
+                              unsigned& edges, unsigned& improved) {
     for (long long i = tid; i < count; i += nthreads) {
         const int u = __ldcg(&band[i]);
         const long long a = s.light_end[u], b = s.indptr[u + 1];
         const D du = __ldcg(&s.dist[u]);
         edges += (unsigned)(b - a);
         for (long long k = a; k < b; ++k)
-            relax(s, s.indices[k], (D)(du + (D)s.weights[k]), hi, it, next_count, next,
-                  pile_count, pile, improved);
+            relax<D, CL>(s, s.indices[k], (D)(du + (D)s.weights[k]), hi, it, o, improved);
     }
 }
 
@@ -199,25 +349,55 @@ __device__ __forceinline__ int far_candidate(const int* pile, bool scan, long lo
     return scan ? (int)k : __ldcg(&pile[k]);
 }
 
-// One cooperative launch: up to `batch` iterations. Every thread keeps the iteration state
-// (iteration, buffers, thresholds) in registers and derives it identically, so a normal
-// iteration is an advance and one grid-wide sync; a phase end adds the syncs of its passes.
-// The control block is written back once, at the end of the batch.
+// Cluster scope, end of a batch: staged far appends go to the global pile and the blocks'
+// parts of frontier p to the global list after its `global` entries, where the next batch
+// (at either scope) reads them.
 template <typename D>
-__global__ void __launch_bounds__(256) frontier_batch(
-    const long long* indptr, const long long* light_end, const int* indices,
-    const unsigned int* weights, D* dist, Entry* front0, Entry* front1, int* pile0,
-    int* pile1, long long pile_cap, int* band, int* mark, int* reached_at, int* near_at,
-    int* settled_at, u64* ctl_, long long* frames, long long* buckets, long long n, D delta,
-    long long target, int light_heavy, int lanes_log2, int batch) {
+__device__ void spill_all(const Search<D>& s, const Out& o, int p, long long global,
+                          u64* count_slot) {
+    flush_far(s, o, 0);
+    long long at = global, total = global;
+    for (unsigned r = 0; r < CLUSTER; ++r) {
+        const long long part = s.sh->pub[p][r] & ~SPILLED;
+        if (r < s.rank) at += part;
+        total += part;
+    }
+    const long long part = s.sh->pub[p][s.rank] & ~SPILLED;
+    for (long long k = threadIdx.x; k < part; k += blockDim.x) s.front[p][at + k] = s.sh->q[p][k];
+    if (s.rank == 0 && threadIdx.x == 0) *count_slot = (u64)total;
+}
+
+#define KERNEL_PARAMS                                                                        \
+    const long long *indptr, const long long *light_end, const int *indices,                 \
+        const unsigned int *weights, D *dist, Entry *front0, Entry *front1, int *pile0,        \
+        int *pile1, long long pile_cap, int *band, int *mark, int *reached_at, int *near_at,  \
+        int *settled_at, u64 *ctl, long long *frames, long long *buckets, long long n,       \
+        D delta, long long target, int light_heavy, int lanes_log2, int batch,               \
+        long long leave_below, long long leave_above, int qcap, int fcap
+#define KERNEL_ARGS                                                                          \
+    indptr, light_end, indices, weights, dist, front0, front1, pile0, pile1, pile_cap, band,  \
+        mark, reached_at, near_at, settled_at, ctl, frames, buckets, n, delta, target,        \
+        light_heavy, lanes_log2, batch, leave_below, leave_above, qcap, fcap
+
+// Up to `batch` iterations, ending early once the frontier size is below `leave_below` or
+// above `leave_above`. Every thread keeps the iteration state (iteration, buffers,
+// thresholds) in registers and derives it identically, so a normal iteration is an advance
+// and one barrier; a phase end adds the barriers of its passes. The control block is written
+// back once, at the end of the batch.
+template <typename D, bool CL>
+__device__ void search_batch(KERNEL_PARAMS) {
+    extern __shared__ unsigned char dynamic_shared[];
     Search<D> s{indptr, light_end, indices, weights, dist, {front0, front1}, {pile0, pile1},
-                pile_cap, band, mark, reached_at, near_at, settled_at, ctl_, frames, buckets,
-                n, delta, target, light_heavy, lanes_log2};
+                pile_cap, band, mark, reached_at, near_at, settled_at, ctl, frames, buckets,
+                n, delta, target, light_heavy, lanes_log2,
+                reinterpret_cast<ClusterShared*>(dynamic_shared), 0,
+                (unsigned)min(qcap, QCAP), (unsigned)min(fcap, FCAP)};
+    // At cluster scope the grid is one cluster, so grid ranks are cluster ranks.
     cg::grid_group grid = cg::this_grid();
     const long long tid = grid.thread_rank();
     const long long nthreads = grid.size();
+    s.rank = blockIdx.x;
     const D INF = inf_of<D>();
-    u64* ctl = s.ctl;
     const bool recording = s.frames != nullptr;
 
     if (vload(&ctl[C_DONE])) return;
@@ -226,38 +406,44 @@ __global__ void __launch_bounds__(256) frontier_batch(
     int ppar = (int)vload(&ctl[C_PPAR]);
     D lo = (D)vload(&ctl[C_LO]);
     D hi = (D)vload(&ctl[C_HI]);
-    long long count = (long long)vload(&ctl[C_CNT0 + it % 3]);
+    // The frontier starts in global memory, whichever scope made it.
+    long long global = (long long)vload(&ctl[C_CNT0 + it % 3]);
+    long long count = global;
+    if constexpr (CL) {
+        for (unsigned k = threadIdx.x; k < 2 * CLUSTER; k += blockDim.x)
+            (&s.sh->pub[0][0])[k] = 0;
+        if (threadIdx.x == 0) s.sh->qn[0] = s.sh->qn[1] = s.sh->fn = 0;
+        scope_sync<CL>();  // before any block publishes into this one
+    }
     int done = 0;
     unsigned edges = 0, improved = 0;  // this thread's, moved by add_counters
 
     for (int b = 0; b < batch && !done; ++b) {
         ++it;
         const long long relaxed = count;
-        u64* next_count = &ctl[C_CNT0 + it % 3];
-        const Entry* cur = s.front[fpar];
-        Entry* next = s.front[fpar ^ 1];
+        Out o{fpar ^ 1, &ctl[C_CNT0 + it % 3], s.front[fpar ^ 1], &ctl[C_PILE0 + ppar],
+              s.pile[ppar]};
         const int epoch = 3 * it;  // +1: compaction dedup; +2: bucket histogram dedup
 
-        advance(s, cur, count, hi, it, next_count, next, &ctl[C_PILE0 + ppar], s.pile[ppar],
-                tid, nthreads, edges, improved);
+        advance<D, CL>(s, fpar, s.front[fpar], count, hi, it, o, tid, nthreads, edges,
+                       improved);
         // Slot (it + 1) % 3 was last read as a frontier size by iteration it - 1, before
-        // the sync that ended it; zero it for iteration it + 1's appends.
+        // the barrier that ended it; zero it for iteration it + 1's appends.
         if (tid == 0) ctl[C_CNT0 + (it + 1) % 3] = 0;
         if (recording) add_counters(ctl, edges, improved);
-        grid.sync();
-        count = (long long)vload(next_count);
+        if constexpr (CL) flush_far(s, o, recording ? 1 : s.fcap / 2);
+        count = exchange<D, CL>(s, o, fpar, global);
 
         long long band_lo = 0, band_hi = 0;
         if (count == 0) {  // near is empty: the phase ends
             band_lo = (long long)vload(&ctl[C_BSTART]);
             band_hi = (long long)vload(&ctl[C_BAND]);
-            if (s.light_heavy) {
-                advance_heavy(s, s.band + band_lo, band_hi - band_lo, hi, it, next_count, next,
-                              &ctl[C_PILE0 + ppar], s.pile[ppar], tid, nthreads, edges,
-                              improved);
-                if (recording) add_counters(ctl, edges, improved);
-                grid.sync();
-            }
+            if (s.light_heavy)
+                advance_heavy<D, CL>(s, s.band + band_lo, band_hi - band_lo, hi, it, o, tid,
+                                     nthreads, edges, improved);
+            if (recording) add_counters(ctl, edges, improved);
+            if constexpr (CL) flush_far(s, o, 1);
+            if (s.light_heavy || CL) scope_sync<CL>();
             if (s.settled_at)
                 for (long long i = band_lo + tid; i < band_hi; i += nthreads)
                     s.settled_at[__ldcg(&s.band[i])] = it;
@@ -273,7 +459,7 @@ __global__ void __launch_bounds__(256) frontier_batch(
             local = cg::reduce(cg::tiled_partition<32>(cg::this_thread_block()), local,
                                cg::less<D>());
             if ((threadIdx.x & 31) == 0 && local != INF) atomicMin((D*)&ctl[C_PMIN], local);
-            grid.sync();
+            scope_sync<CL>();
             const D pmin = *(volatile D*)&ctl[C_PMIN];
             const bool target_done = s.target >= 0 && __ldcg(&s.dist[s.target]) < hi;
             if (target_done || pmin == INF) {
@@ -290,8 +476,7 @@ __global__ void __launch_bounds__(256) frontier_batch(
                     if (d < hi || d == INF) { stale += !scan; continue; }
                     if (atomicExch(&s.mark[v], epoch + 1) == epoch + 1) { ++dups; continue; }
                     if (d < new_hi) {
-                        append(next_count, next,
-                               Entry{v, (int)s.indptr[v], (int)s.light_end[v]});
+                        push_near<D, CL>(s, o, Entry{v, (int)s.indptr[v], (int)s.light_end[v]});
                         enter_band(s, v, it);
                     } else {
                         append(other_count, other, v);
@@ -299,10 +484,9 @@ __global__ void __launch_bounds__(256) frontier_batch(
                 }
                 warp_add(&ctl[C_STALE], stale);
                 warp_add(&ctl[C_DUPS], dups);
-                grid.sync();
-                count = (long long)vload(next_count);
+                count = exchange<D, CL>(s, o, fpar, global);
                 // Only thread 0 writes these, and nothing reads them before the next phase
-                // end, which is at least one grid sync away.
+                // end, which is at least one barrier away.
                 if (tid == 0) {
                     ctl[C_PILE0 + ppar] = 0;
                     ctl[C_PMIN] = (u64)INF;
@@ -323,7 +507,7 @@ __global__ void __launch_bounds__(256) frontier_batch(
 
         if (recording) {
             // Frame rows read counters that the next iteration's appends would change:
-            // recording pays one more grid sync per iteration.
+            // recording pays one more barrier per iteration.
             if (tid == 0) {
                 long long* f = s.frames + (long long)b * F_FIELDS;
                 f[F_ITER] = it;
@@ -358,11 +542,18 @@ __global__ void __launch_bounds__(256) frontier_batch(
                     atomicAdd((u64*)&bins[off], 1ull);
                 }
             }
-            grid.sync();
+            scope_sync<CL>();
         }
+        if (count < leave_below || count > leave_above) break;
     }
 
     add_counters(ctl, edges, improved);
+    if constexpr (CL)
+        if (!done) {
+            Out o{fpar, &ctl[C_CNT0 + it % 3], s.front[fpar], &ctl[C_PILE0 + ppar],
+                  s.pile[ppar]};
+            spill_all(s, o, fpar, global, o.next_count);
+        }
     if (tid == 0) {
         ctl[C_ITER] = it;
         ctl[C_FPAR] = fpar;
@@ -374,8 +565,26 @@ __global__ void __launch_bounds__(256) frontier_batch(
     }
 }
 
+template <typename D>
+__global__ void __launch_bounds__(256) frontier_grid(KERNEL_PARAMS) {
+    search_batch<D, false>(KERNEL_ARGS);
+}
+
+#if CLUSTERS
+template <typename D>
+__global__ void __launch_bounds__(1024) __cluster_dims__(CLUSTER, 1, 1)
+    frontier_cluster(KERNEL_PARAMS) {
+    search_batch<D, true>(KERNEL_ARGS);
+}
+
+extern "C" __global__ void __cluster_dims__(CLUSTER, 1, 1) cluster_sync_probe(int rounds) {
+    cg::cluster_group cluster = cg::this_cluster();
+    for (int r = 0; r < rounds; ++r) cluster.sync();
+}
+#endif
+
 // The cost of grid-wide synchronisation alone: `rounds` grid.sync() calls (the floor of any
-// iteration of frontier_batch).
+// iteration of frontier_grid).
 extern "C" __global__ void sync_probe(int rounds) {
     cg::grid_group grid = cg::this_grid();
     for (int r = 0; r < rounds; ++r) grid.sync();
