@@ -13,6 +13,7 @@ the other scope.
 
 from __future__ import annotations
 
+import functools
 import time
 import weakref
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from .search import UNREACHABLE
 
 KERNEL_FILE = "frontier.cu"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}
-_GRID_PROBE, _CLUSTER_PROBE = "sync_probe", "cluster_sync_probe"
+_PROBES = {"grid": "sync_probe", "cluster": "cluster_sync_probe"}
 BLOCK = 256
 #: Cluster scope: blocks, threads per block and shared-memory capacities per block (entries
 #: of the frontier, far appends staged); CLUSTER, QCAP and FCAP in the kernel.
@@ -119,6 +120,10 @@ def clusters_available() -> bool:
     return _backend.compute_capability() >= 90
 
 
+def _available() -> tuple[str, ...]:
+    return SCOPES if clusters_available() else ("grid",)
+
+
 def small_frontier_scope() -> str:
     """The scope that runs small frontiers here (the floor of an iteration is its barrier)."""
     return "cluster" if clusters_available() else "grid"
@@ -129,13 +134,14 @@ def _name(scope: str, dtype: np.dtype) -> str:
 
 
 def _module():
-    scopes = SCOPES if clusters_available() else ("grid",)
+    scopes = _available()
     names = [_name(scope, t) for scope in scopes for t in _TYPES]
-    probes = (_GRID_PROBE, _CLUSTER_PROBE) if clusters_available() else (_GRID_PROBE,)
-    return _backend.kernel_module(KERNEL_FILE, (*names, *probes))
+    return _backend.kernel_module(KERNEL_FILE, (*names, *(_PROBES[s] for s in scopes)))
 
 
+@functools.cache
 def _kernel(scope: str, dtype: np.dtype):
+    """The search kernel of ``scope``, with its launch attributes set (once)."""
     kernel = _module().get_function(_name(scope, dtype))
     if scope == "cluster":
         _backend.allow_large_clusters(kernel)
@@ -147,12 +153,11 @@ def sync_us(scope: str = "grid", *, blocks: int | None = None, rounds: int = 20_
     """Measured cost in µs of one barrier of ``scope``: ``grid.sync()`` at the search's grid
     size (or ``blocks``), or the cluster barrier of the cluster scope."""
     cp = _backend.cupy()
+    kernel = _module().get_function(_PROBES[scope])
     if scope == "cluster":
-        kernel = _module().get_function(_CLUSTER_PROBE)
         _backend.allow_large_clusters(kernel)
         grid, block = CLUSTER, CLUSTER_BLOCK
     else:
-        kernel = _module().get_function(_GRID_PROBE)
         grid, block = blocks or _grid(_kernel("grid", np.dtype(np.uint32))), BLOCK
     kernel((grid,), (block,), (np.int32(100),))  # warm up
     start, stop = cp.cuda.Event(), cp.cuda.Event()
@@ -257,27 +262,34 @@ def run(
         np.int32(spec.batch_size),
     )
     sizes = (np.int32(queue_capacity), np.int32(stage_capacity))
-    kernels = {name: _kernel(name, dtype) for name in _scopes(scope)}
-    grid = blocks or _grid(kernels.get("grid") or _kernel("grid", dtype))
-    switching = scope is None and len(kernels) == 2
+    scopes = _scopes(scope)
+    switching = len(scopes) == 2
+    grid = blocks or _grid(_kernel("grid", dtype))
+    # (grid, block, dynamic shared memory, leave below, leave above) of each scope's batches.
+    launch = {
+        "grid": (grid, BLOCK, 0, GRID_MIN if switching else -1, 2**62),
+        "cluster": (
+            CLUSTER,
+            CLUSTER_BLOCK,
+            CLUSTER_SHARED_BYTES,
+            -1,
+            CLUSTER_MAX if switching else 2**62,
+        ),
+    }
     host_syncs = 0
     done_iter = 0
     size = 1
-    current = next(iter(kernels))
+    current = scopes[0]
     while True:
         if switching:
             current = _next_scope(current, size)
-        if current == "cluster":
-            leave = (np.int64(-1), np.int64(CLUSTER_MAX if switching else 2**62))
-            kernels[current](
-                (CLUSTER,),
-                (CLUSTER_BLOCK,),
-                (*args, *leave, *sizes),
-                shared_mem=CLUSTER_SHARED_BYTES,
-            )
-        else:
-            leave = (np.int64(GRID_MIN if switching else -1), np.int64(2**62))
-            kernels[current]((grid,), (BLOCK,), (*args, *leave, *sizes))
+        n_blocks, threads, shared, below, above = launch[current]
+        _kernel(current, dtype)(
+            (n_blocks,),
+            (threads,),
+            (*args, np.int64(below), np.int64(above), *sizes),
+            shared_mem=shared,
+        )
         state = ctl_dev.get()  # the one host synchronisation of this batch
         host_syncs += 1
         iterations = int(state[C_ITER])
@@ -314,7 +326,7 @@ def run(
 
 def _scopes(scope: str | None) -> tuple[str, ...]:
     if scope is None:
-        return SCOPES if clusters_available() else ("grid",)
+        return _available()
     if scope not in SCOPES:
         msg = f"unknown scope {scope!r}; known: {', '.join(SCOPES)}"
         raise ValueError(msg)

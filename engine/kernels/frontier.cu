@@ -131,6 +131,20 @@ struct Out {
 
 __device__ __forceinline__ u64 vload(const u64* p) { return *(volatile const u64*)p; }
 
+// *p read by one thread of the block and shared with the others. Calls are separated by a
+// barrier of the scope, so no thread still reads the previous value.
+__device__ __forceinline__ long long block_load(const u64* p) {
+    __shared__ long long value;
+    if (threadIdx.x == 0) value = (long long)vload(p);
+    __syncthreads();
+    return value;
+}
+
+// Size of block r's shared-memory part of frontier p, as published (without SPILLED).
+__device__ __forceinline__ long long part_size(const ClusterShared* sh, int p, unsigned r) {
+    return sh->pub[p][r] & ~SPILLED;
+}
+
 template <typename D>
 __device__ __forceinline__ D inf_of() { return (D)~(D)0; }
 
@@ -211,7 +225,6 @@ __device__ void flush_far(const Search<D>& s, const Out& o, unsigned min_fill) {
 // global memory.
 template <typename D, bool CL>
 __device__ long long exchange(const Search<D>& s, const Out& o, int p, long long& global) {
-    __shared__ long long shared_count;
 #if CLUSTERS
     if constexpr (CL) {
         __syncthreads();
@@ -227,29 +240,18 @@ __device__ long long exchange(const Search<D>& s, const Out& o, int p, long long
         long long local = 0;
         unsigned spilled = 0;
 #pragma unroll
-        for (int r = 0; r < CLUSTER; ++r) {
-            const unsigned part = s.sh->pub[o.np][r];
-            local += part & ~SPILLED;
-            spilled |= part & SPILLED;
+        for (unsigned r = 0; r < CLUSTER; ++r) {
+            local += part_size(s.sh, o.np, r);
+            spilled |= s.sh->pub[o.np][r] & SPILLED;
         }
-        if (spilled) {
-            if (threadIdx.x == 0) shared_count = (long long)vload(o.next_count);
-            __syncthreads();
-            global = shared_count;
-        } else {
-            global = 0;
-        }
+        global = spilled ? block_load(o.next_count) : 0;
         return local + global;
     }
 #endif
-    {
-        // One reader per block: 2,000 warps reading one word queue up at its L2 slice.
-        cg::this_grid().sync();
-        if (threadIdx.x == 0) shared_count = (long long)vload(o.next_count);
-        __syncthreads();
-        global = shared_count;
-        return global;
-    }
+    // One reader per block: 2,000 warps reading one word queue up at its L2 slice.
+    cg::this_grid().sync();
+    global = block_load(o.next_count);
+    return global;
 }
 
 // Entry i of the frontier of parity p: the blocks' shared-memory parts in rank order, then
@@ -261,7 +263,7 @@ __device__ __forceinline__ Entry entry_at(const Search<D>& s, int p, const Entry
     if constexpr (CL) {
 #pragma unroll
         for (unsigned r = 0; r < CLUSTER; ++r) {
-            const long long part = s.sh->pub[p][r] & ~SPILLED;
+            const long long part = part_size(s.sh, p, r);
             if (i < part) {
                 const Entry* e = &s.sh->q[p][i];
                 return r == s.rank ? *e : *cg::this_cluster().map_shared_rank(e, r);
@@ -349,22 +351,20 @@ __device__ __forceinline__ int far_candidate(const int* pile, bool scan, long lo
     return scan ? (int)k : __ldcg(&pile[k]);
 }
 
-// Cluster scope, end of a batch: staged far appends go to the global pile and the blocks'
-// parts of frontier p to the global list after its `global` entries, where the next batch
-// (at either scope) reads them.
+// Cluster scope, end of a batch: staged far appends go to the global pile, and the blocks'
+// parts of frontier o.np to its global list o.next after its `global` entries, where the
+// next batch (at either scope) reads them; *o.next_count becomes the frontier's size.
 template <typename D>
-__device__ void spill_all(const Search<D>& s, const Out& o, int p, long long global,
-                          u64* count_slot) {
+__device__ void spill_all(const Search<D>& s, const Out& o, long long global) {
     flush_far(s, o, 0);
     long long at = global, total = global;
     for (unsigned r = 0; r < CLUSTER; ++r) {
-        const long long part = s.sh->pub[p][r] & ~SPILLED;
-        if (r < s.rank) at += part;
-        total += part;
+        if (r < s.rank) at += part_size(s.sh, o.np, r);
+        total += part_size(s.sh, o.np, r);
     }
-    const long long part = s.sh->pub[p][s.rank] & ~SPILLED;
-    for (long long k = threadIdx.x; k < part; k += blockDim.x) s.front[p][at + k] = s.sh->q[p][k];
-    if (s.rank == 0 && threadIdx.x == 0) *count_slot = (u64)total;
+    const long long part = part_size(s.sh, o.np, s.rank);
+    for (long long k = threadIdx.x; k < part; k += blockDim.x) o.next[at + k] = s.sh->q[o.np][k];
+    if (s.rank == 0 && threadIdx.x == 0) *o.next_count = (u64)total;
 }
 
 #define KERNEL_PARAMS                                                                        \
@@ -552,7 +552,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
         if (!done) {
             Out o{fpar, &ctl[C_CNT0 + it % 3], s.front[fpar], &ctl[C_PILE0 + ppar],
                   s.pile[ppar]};
-            spill_all(s, o, fpar, global, o.next_count);
+            spill_all(s, o, global);
         }
     if (tid == 0) {
         ctl[C_ITER] = it;
