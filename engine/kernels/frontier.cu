@@ -222,20 +222,21 @@ __device__ void flush_far(const Search<D>& s, const Out& o, unsigned min_fill) {
 
 // End an iteration (p: parity of the frontier just relaxed): make the next frontier visible
 // to the whole scope and return its size; `global` is set to how many of its entries are in
-// global memory.
+// global memory. At cluster scope the block's staged far appends are flushed first once
+// `min_fill` are staged.
 template <typename D, bool CL>
-__device__ long long exchange(const Search<D>& s, const Out& o, int p, long long& global) {
+__device__ long long exchange(const Search<D>& s, const Out& o, int p, long long& global,
+                              unsigned min_fill) {
 #if CLUSTERS
     if constexpr (CL) {
-        __syncthreads();
-        if (threadIdx.x == 0) {
+        flush_far(s, o, min_fill);  // begins with the block barrier that ends the appends
+        if (threadIdx.x < CLUSTER) {
+            // One store to each block of the cluster, all in one instruction.
             const unsigned made = s.sh->qn[o.np];
             const unsigned part = made > s.qcap ? (s.qcap | SPILLED) : made;
-            cg::cluster_group cluster = cg::this_cluster();
-            for (unsigned r = 0; r < CLUSTER; ++r)
-                *cluster.map_shared_rank(&s.sh->pub[o.np][s.rank], r) = part;
-            s.sh->qn[p] = 0;  // the parts of frontier p were published an iteration ago
+            *cg::this_cluster().map_shared_rank(&s.sh->pub[o.np][s.rank], threadIdx.x) = part;
         }
+        if (threadIdx.x == 0) s.sh->qn[p] = 0;  // frontier p's parts were published before
         cg::this_cluster().sync();
         long long local = 0;
         unsigned spilled = 0;
@@ -424,15 +425,17 @@ __device__ void search_batch(KERNEL_PARAMS) {
         Out o{fpar ^ 1, &ctl[C_CNT0 + it % 3], s.front[fpar ^ 1], &ctl[C_PILE0 + ppar],
               s.pile[ppar]};
         const int epoch = 3 * it;  // +1: compaction dedup; +2: bucket histogram dedup
+        // Slot (it + 1) % 3 was last read as a frontier size by iteration it - 2, before the
+        // barrier that ended iteration it - 1; zero it for iteration it + 1's appends.
+        if (tid == 0) ctl[C_CNT0 + (it + 1) % 3] = 0;
+        // Far appends are staged until half the stage is full (every iteration when
+        // recording, whose frame rows count the pile).
+        const unsigned min_fill = recording ? 1 : s.fcap / 2;
 
         advance<D, CL>(s, fpar, s.front[fpar], count, hi, it, o, tid, nthreads, edges,
                        improved);
-        // Slot (it + 1) % 3 was last read as a frontier size by iteration it - 1, before
-        // the barrier that ended it; zero it for iteration it + 1's appends.
-        if (tid == 0) ctl[C_CNT0 + (it + 1) % 3] = 0;
         if (recording) add_counters(ctl, edges, improved);
-        if constexpr (CL) flush_far(s, o, recording ? 1 : s.fcap / 2);
-        count = exchange<D, CL>(s, o, fpar, global);
+        count = exchange<D, CL>(s, o, fpar, global, min_fill);
 
         long long band_lo = 0, band_hi = 0;
         if (count == 0) {  // near is empty: the phase ends
@@ -484,7 +487,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 }
                 warp_add(&ctl[C_STALE], stale);
                 warp_add(&ctl[C_DUPS], dups);
-                count = exchange<D, CL>(s, o, fpar, global);
+                count = exchange<D, CL>(s, o, fpar, global, min_fill);
                 // Only thread 0 writes these, and nothing reads them before the next phase
                 // end, which is at least one barrier away.
                 if (tid == 0) {
