@@ -67,6 +67,7 @@ enum { F_ITER = 0, F_PHASE, F_LO, F_HI, F_FRONTIER, F_PILE, F_EDGES, F_IMPROVED,
 // Cluster scope: blocks per cluster (a non-portable size, allowed by the launcher) and the
 // shared-memory capacities of each block (the launcher may pass smaller ones, for tests).
 #define CLUSTER 16
+#define CLUSTER_THREADS 512
 #define QCAP 6144
 #define FCAP 8192
 #define SPILLED 0x80000000u
@@ -575,7 +576,7 @@ __global__ void __launch_bounds__(256) frontier_grid(KERNEL_PARAMS) {
 
 #if CLUSTERS
 template <typename D>
-__global__ void __launch_bounds__(1024) __cluster_dims__(CLUSTER, 1, 1)
+__global__ void __launch_bounds__(CLUSTER_THREADS) __cluster_dims__(CLUSTER, 1, 1)
     frontier_cluster(KERNEL_PARAMS) {
     search_batch<D, true>(KERNEL_ARGS);
 }
