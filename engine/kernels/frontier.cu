@@ -237,7 +237,7 @@ __device__ long long exchange(const Search<D>& s, const Out& o, int p, long long
             const unsigned part = made > s.qcap ? (s.qcap | SPILLED) : made;
             *cg::this_cluster().map_shared_rank(&s.sh->pub[o.np][s.rank], threadIdx.x) = part;
         }
-        if (threadIdx.x == 0) s.sh->qn[p] = 0;  // frontier p's parts were published before
+        if (threadIdx.x == 0) s.sh->qn[p] = 0;  // frontier p's parts went out an iteration ago
         cg::this_cluster().sync();
         long long local = 0;
         unsigned spilled = 0;
