@@ -57,6 +57,7 @@ class _DeviceGraph:
         self.indices = cp.asarray(graph.indices)
         self.weights = cp.asarray(graph.weights)
         self.light: dict[int, object] = {}
+        self.arc_tables: dict[int | None, object] = {}
         self.lanes_log2 = lanes_log2(graph)
 
     def light_end(self, graph: CSRGraph, delta: int | None):
@@ -65,6 +66,20 @@ class _DeviceGraph:
         if delta not in self.light:
             self.light[delta] = _backend.cupy().asarray(graph.light_end(delta))
         return self.light[delta]
+
+    def arcs(self, graph: CSRGraph, delta: int | None):
+        """The kernels' arc table (``Arc``): head, weight and the head's arc range (light
+        arcs only when ``delta`` splits them), built on the device once per ``delta``."""
+        if delta not in self.arc_tables:
+            cp = _backend.cupy()
+            end = self.light_end(graph, delta)
+            table = cp.empty((graph.n_arcs, 4), dtype=np.int32)
+            table[:, 0] = self.indices
+            table[:, 1] = self.weights.view(np.int32)
+            table[:, 2] = self.indptr[self.indices].astype(np.int32)
+            table[:, 3] = end[self.indices].astype(np.int32)
+            self.arc_tables[delta] = table
+        return self.arc_tables[delta]
 
 
 def lanes_log2(graph: CSRGraph) -> int:
@@ -77,6 +92,9 @@ def lanes_log2(graph: CSRGraph) -> int:
     return min(int(np.ceil(np.log2(p99))), 5)
 
 
+#: Bytes of an arc in the kernels' arc table (``Arc``: head, weight, head's arc range).
+ARC_BYTES = 16
+
 #: Layout of a frontier entry (``Entry`` in the kernel): node and arc range.
 ENTRY = np.dtype([("v", np.int32), ("start", np.int32), ("end", np.int32)], align=True)
 
@@ -84,7 +102,7 @@ ENTRY = np.dtype([("v", np.int32), ("start", np.int32), ("end", np.int32)], alig
 def required_bytes(graph: CSRGraph, dtype: np.dtype, *, recording: bool) -> int:
     """Device memory one search needs: graph, distances, queues, marks, stamps."""
     n, m = graph.n_nodes, graph.n_arcs
-    graph_bytes = 8 * (n + 1) * 2 + 4 * m * 2
+    graph_bytes = 8 * (n + 1) * 2 + 4 * m * 2 + ARC_BYTES * m
     fronts = 2 * max(n, m) * ENTRY.itemsize
     work = dtype.itemsize * n + 8 * n + fronts + 4 * (2 * (n + m) + 2 * n)
     return graph_bytes + work + (12 * n if recording else 0)
@@ -112,6 +130,7 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
             _backend.free_gpu_memory(),
         )
         _uploads[graph] = _DeviceGraph(graph)
+    _uploads[graph].arcs(graph, spec.delta if spec.light_heavy else None)
     _module()
     _backend.cupy().cuda.Device().synchronize()
     return time.perf_counter() - start
@@ -204,7 +223,8 @@ def run(
     dist = cp.full(n, inf, dtype=dtype)
     dist[spec.source] = 0
     fronts = [cp.empty(max(n, graph.n_arcs) * ENTRY.itemsize, dtype=np.uint8) for _ in range(2)]
-    light_end = dev.light_end(graph, spec.delta if spec.light_heavy else None)
+    split = spec.delta if spec.light_heavy else None
+    light_end = dev.light_end(graph, split)
     first = np.zeros(1, dtype=ENTRY)
     first["v"] = spec.source
     first["start"] = graph.indptr[spec.source]
@@ -240,8 +260,7 @@ def run(
     args = (
         dev.indptr,
         light_end,
-        dev.indices,
-        dev.weights,
+        dev.arcs(graph, split),
         dist,
         fronts[0],
         fronts[1],

@@ -35,6 +35,21 @@ def test_far_pile_overflow_is_rebuilt(method, scope):
     assert counters.pile_rebuilds > 0
 
 
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping"])
+def test_arc_table_carries_each_heads_arc_range(method):
+    g = grid_graph(12, 9, seed=4)
+    spec = _spec(g, method, 25)
+    _gpu.prepare(g, spec)
+    split = spec.delta if spec.light_heavy else None
+    table = _gpu._uploads[g].arcs(g, split).get()
+    ends = g.light_end(25) if split else g.indptr[1:]
+    assert table.shape == (g.n_arcs, _gpu.ARC_BYTES // 4)
+    assert np.array_equal(table[:, 0], g.indices)
+    assert np.array_equal(table[:, 1].view(np.uint32), g.weights)
+    assert np.array_equal(table[:, 2], g.indptr[g.indices])
+    assert np.array_equal(table[:, 3], ends[g.indices])
+
+
 def test_gpu_matches_cpu_on_larger_random_graphs():
     rng = np.random.default_rng(5)
     for _ in range(5):

@@ -74,8 +74,18 @@ enum { F_ITER = 0, F_PHASE, F_LO, F_HI, F_FRONTIER, F_PILE, F_EDGES, F_IMPROVED,
 // Clusters exist from compute capability 9.0; below it only the grid scope is compiled.
 #define CLUSTERS (__CUDA_ARCH__ >= 900)
 
-// A frontier entry: a node and its (light) arc range, loaded when the node was appended, so
-// that the advance reads the node's distance and its arcs at the same time.
+// An arc as the kernels read it, in one 16-byte load: its head, its weight, and the head's
+// (light) arc range, so that the relaxation that improves the head has everything the head's
+// frontier entry needs.
+struct __align__(16) Arc {
+    int head;
+    unsigned weight;
+    int start;
+    int end;
+};
+
+// A frontier entry: a node and its (light) arc range, so that the advance reads the node's
+// distance and its arcs at the same time.
 struct Entry {
     int v;
     int start;
@@ -96,8 +106,7 @@ template <typename D>
 struct Search {
     const long long* indptr;
     const long long* light_end;  // == indptr + 1 when every arc is light
-    const int* indices;
-    const unsigned int* weights;
+    const Arc* arcs;
     D* dist;
     Entry* front[2];
     int* pile[2];
@@ -288,13 +297,14 @@ __device__ __forceinline__ void enter_band(const Search<D>& s, int v, int it) {
     }
 }
 
-// Relax one arc; route an improved head to the next frontier or to the far pile.
+// Relax arc k of a node at distance du; route an improved head to the next frontier or to
+// the far pile.
 template <typename D, bool CL>
-__device__ __forceinline__ void relax(const Search<D>& s, int v, D nd, D hi, int it,
+__device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D hi, int it,
                                       const Out& o, unsigned& improved) {
-    // The head's arc range is loaded alongside the atomic, not after it.
-    const int start = (int)__ldg(&s.indptr[v]);
-    const int end = (int)__ldg(&s.light_end[v]);
+    const int4 a = __ldg(reinterpret_cast<const int4*>(&s.arcs[k]));  // head, weight, range
+    const int v = a.x;
+    const D nd = (D)(du + (D)(unsigned)a.y);
     D old = atomicMin(&s.dist[v], nd);
     if (nd >= old) return;
     ++improved;
@@ -308,7 +318,7 @@ __device__ __forceinline__ void relax(const Search<D>& s, int v, D nd, D hi, int
         // every append (measured, bench/NOTES.md). Duplicates read the same dist[v] and
         // their second pass improves nothing. Each entry is one improving relaxation, so
         // a frontier never exceeds the arc count.
-        push_near<D, CL>(s, o, Entry{v, start, end});
+        push_near<D, CL>(s, o, Entry{v, a.z, a.w});
         enter_band(s, v, it);
     } else {
         push_far<D, CL>(s, o, v);
@@ -329,7 +339,7 @@ __device__ void advance(const Search<D>& s, int p, const Entry* list, long long 
         const D du = __ldcg(&s.dist[e.v]);
         if (lane == 0) edges += (unsigned)(e.end - e.start);
         for (int k = e.start + lane; k < e.end; k += lanes)
-            relax<D, CL>(s, s.indices[k], (D)(du + (D)s.weights[k]), hi, it, o, improved);
+            relax<D, CL>(s, k, du, hi, it, o, improved);
     }
 }
 
@@ -344,7 +354,7 @@ __device__ void advance_heavy(const Search<D>& s, const int* band, long long cou
         const D du = __ldcg(&s.dist[u]);
         edges += (unsigned)(b - a);
         for (long long k = a; k < b; ++k)
-            relax<D, CL>(s, s.indices[k], (D)(du + (D)s.weights[k]), hi, it, o, improved);
+            relax<D, CL>(s, k, du, hi, it, o, improved);
     }
 }
 
@@ -370,15 +380,15 @@ __device__ void spill_all(const Search<D>& s, const Out& o, long long global) {
 }
 
 #define KERNEL_PARAMS                                                                        \
-    const long long *indptr, const long long *light_end, const int *indices,                 \
-        const unsigned int *weights, D *dist, Entry *front0, Entry *front1, int *pile0,        \
-        int *pile1, long long pile_cap, int *band, int *mark, int *reached_at, int *near_at,  \
-        int *settled_at, u64 *ctl, long long *frames, long long *buckets, long long n,       \
-        D delta, long long target, int light_heavy, int lanes_log2, int batch,               \
-        long long leave_below, long long leave_above, int qcap, int fcap
+    const long long *indptr, const long long *light_end, const Arc *arcs, D *dist,           \
+        Entry *front0, Entry *front1, int *pile0, int *pile1, long long pile_cap, int *band, \
+        int *mark, int *reached_at, int *near_at, int *settled_at, u64 *ctl,                 \
+        long long *frames, long long *buckets, long long n, D delta, long long target,       \
+        int light_heavy, int lanes_log2, int batch, long long leave_below,                   \
+        long long leave_above, int qcap, int fcap
 #define KERNEL_ARGS                                                                          \
-    indptr, light_end, indices, weights, dist, front0, front1, pile0, pile1, pile_cap, band,  \
-        mark, reached_at, near_at, settled_at, ctl, frames, buckets, n, delta, target,        \
+    indptr, light_end, arcs, dist, front0, front1, pile0, pile1, pile_cap, band, mark,       \
+        reached_at, near_at, settled_at, ctl, frames, buckets, n, delta, target,             \
         light_heavy, lanes_log2, batch, leave_below, leave_above, qcap, fcap
 
 // Up to `batch` iterations, ending early once the frontier size is below `leave_below` or
@@ -389,7 +399,7 @@ __device__ void spill_all(const Search<D>& s, const Out& o, long long global) {
 template <typename D, bool CL>
 __device__ void search_batch(KERNEL_PARAMS) {
     extern __shared__ unsigned char dynamic_shared[];
-    Search<D> s{indptr, light_end, indices, weights, dist, {front0, front1}, {pile0, pile1},
+    Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1},
                 pile_cap, band, mark, reached_at, near_at, settled_at, ctl, frames, buckets,
                 n, delta, target, light_heavy, lanes_log2,
                 reinterpret_cast<ClusterShared*>(dynamic_shared), 0,
