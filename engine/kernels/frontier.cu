@@ -287,6 +287,16 @@ __device__ __forceinline__ Entry entry_at(const Search<D>& s, int p, const Entry
     return Entry{__ldcg(&e->v), __ldcg(&e->start), __ldcg(&e->end)};
 }
 
+// Start moving the arcs of a frontier entry into L2 now, so that the advance that relaxes
+// them in the next iteration does not wait on DRAM for them.
+template <typename D>
+__device__ __forceinline__ void prefetch_arcs(const Search<D>& s, int start, int end) {
+    if (start < end) {
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(&s.arcs[start]));
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(&s.arcs[end - 1]));
+    }
+}
+
 // A node entered the near band: record it once (Delta-stepping's heavy pass and the
 // recording's stamps need the list of nodes that have been near).
 template <typename D>
@@ -318,6 +328,7 @@ __device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D h
         // every append (measured, bench/NOTES.md). Duplicates read the same dist[v] and
         // their second pass improves nothing. Each entry is one improving relaxation, so
         // a frontier never exceeds the arc count.
+        prefetch_arcs(s, a.z, a.w);
         push_near<D, CL>(s, o, Entry{v, a.z, a.w});
         enter_band(s, v, it);
     } else {
@@ -490,7 +501,9 @@ __device__ void search_batch(KERNEL_PARAMS) {
                     if (d < hi || d == INF) { stale += !scan; continue; }
                     if (atomicExch(&s.mark[v], epoch + 1) == epoch + 1) { ++dups; continue; }
                     if (d < new_hi) {
-                        push_near<D, CL>(s, o, Entry{v, (int)s.indptr[v], (int)s.light_end[v]});
+                        const int start = (int)s.indptr[v], end = (int)s.light_end[v];
+                        prefetch_arcs(s, start, end);
+                        push_near<D, CL>(s, o, Entry{v, start, end});
                         enter_band(s, v, it);
                     } else {
                         append(other_count, other, v);
