@@ -150,13 +150,22 @@ def small_frontier_scope() -> str:
     return "cluster" if clusters_available() else "grid"
 
 
+def _name_of(kernel: str, dtype: np.dtype) -> str:
+    return f"{kernel}<{_TYPES[np.dtype(dtype)]}>"
+
+
 def _name(scope: str, dtype: np.dtype) -> str:
-    return f"frontier_{scope}<{_TYPES[np.dtype(dtype)]}>"
+    return _name_of(f"frontier_{scope}", dtype)
+
+
+#: Grid-stride kernels around a search: its starting state and the int64 distances.
+ELEMENTWISE = ("search_init", "widen")
 
 
 def _module():
     scopes = _available()
     names = [_name(scope, t) for scope in scopes for t in _TYPES]
+    names += [_name_of(k, t) for k in ELEMENTWISE for t in _TYPES]
     return _backend.kernel_module(KERNEL_FILE, (*names, *(_PROBES[s] for s in scopes)))
 
 
@@ -220,34 +229,44 @@ def run(
     track_band = spec.light_heavy or rec is not None
     cap = int(pile_capacity if pile_capacity is not None else n + graph.n_arcs)
 
-    dist = cp.full(n, inf, dtype=dtype)
-    dist[spec.source] = 0
-    fronts = [cp.empty(max(n, graph.n_arcs) * ENTRY.itemsize, dtype=np.uint8) for _ in range(2)]
     split = spec.delta if spec.light_heavy else None
     light_end = dev.light_end(graph, split)
-    first = np.zeros(1, dtype=ENTRY)
-    first["v"] = spec.source
-    first["start"] = graph.indptr[spec.source]
-    first["end"] = int(light_end[spec.source])
-    fronts[0][: ENTRY.itemsize] = cp.asarray(first.view(np.uint8))
+    dist = cp.empty(n, dtype=dtype)
+    fronts = [cp.empty(max(n, graph.n_arcs) * ENTRY.itemsize, dtype=np.uint8) for _ in range(2)]
     piles = [cp.empty(max(cap, n), dtype=np.int32) for _ in range(2)]
-    mark = cp.zeros(n, dtype=np.int32)
+    mark = cp.empty(n, dtype=np.int32)
     band = cp.empty(n, dtype=np.int32) if track_band else None
-    near_at = cp.full(n, -1, dtype=np.int32) if track_band else None
-    reached_at = settled_at = frames = buckets = None
+    near_at = cp.empty(n, dtype=np.int32) if track_band else None
+    recorded = [cp.empty(n, dtype=np.int32) for _ in range(2)] if rec is not None else None
+    reached_at, settled_at = recorded or (None, None)
+    frames = buckets = None
+    null = 0
+    _launch_elementwise(
+        "search_init",
+        dtype,
+        n,
+        (
+            dist,
+            mark,
+            np.int64(n),
+            np.int64(spec.source),
+            fronts[0],
+            dev.indptr,
+            light_end,
+            band if band is not None else null,
+            near_at if near_at is not None else null,
+            reached_at if reached_at is not None else null,
+            settled_at if settled_at is not None else null,
+        ),
+    )
     ctl = np.zeros(C_SLOTS, dtype=np.uint64)
     ctl[C_CNT0] = 1
     ctl[C_PHASE] = 1
     ctl[C_HI] = spec.initial_hi(inf)
     ctl[C_PMIN] = inf
     if track_band:
-        band[0] = spec.source
-        near_at[spec.source] = 0
         ctl[C_BAND] = 1
     if rec is not None:
-        reached_at = cp.full(n, -1, dtype=np.int32)
-        settled_at = cp.full(n, -1, dtype=np.int32)
-        reached_at[spec.source] = 0
         ctl[C_REACHED] = ctl[C_NEARED] = 1
         frames = cp.zeros((spec.batch_size, len(FRAME_FIELDS)), dtype=np.int64)
         if spec.light_heavy:
@@ -255,7 +274,6 @@ def run(
         rec.append(_initial_row(spec), _initial_buckets() if spec.light_heavy else None)
     ctl_dev = cp.asarray(ctl)
 
-    null = 0
     scalar = dtype.type
     args = (
         dev.indptr,
@@ -342,8 +360,20 @@ def run(
     settled_below = int(state[C_LO]) if state[C_DONE] == 2 else inf
     # int64 on the device, copied into page-locked memory: 0.29 ms on PACE NE, against
     # 0.98 ms into ordinary memory and 1.6 ms for a 4-byte copy converted on the host.
-    wide = cp.where(dist == inf, np.int64(UNREACHABLE), dist.astype(np.int64))
+    wide = cp.empty(n, dtype=np.int64)
+    _launch_elementwise("widen", dtype, n, (dist, np.int64(n), np.int64(UNREACHABLE), wide))
     return wide.get(out=_backend.pinned_empty(n, np.int64)), counters, settled_below
+
+
+def _launch_elementwise(kernel: str, dtype: np.dtype, n: int, args: tuple) -> None:
+    """Launch the grid-stride kernel ``kernel<D>`` over ``n`` nodes."""
+    blocks = max(1, min(-(-n // BLOCK), 4 * _backend.multiprocessor_count()))
+    _function(_name_of(kernel, dtype))((blocks,), (BLOCK,), args)
+
+
+@functools.cache
+def _function(name: str):
+    return _module().get_function(name)
 
 
 def _scopes(scope: str | None) -> tuple[str, ...]:

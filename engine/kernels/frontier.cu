@@ -592,6 +592,36 @@ __device__ void search_batch(KERNEL_PARAMS) {
     }
 }
 
+// A search's starting state in one launch: every node unreached and unmarked but the source,
+// which is the first frontier entry (and, when the band is tracked, its first node; the
+// stamp arrays that exist start at -1).
+template <typename D>
+__global__ void search_init(D* dist, int* mark, long long n, long long source, Entry* front,
+                            const long long* indptr, const long long* light_end, int* band,
+                            int* near_at, int* reached_at, int* settled_at) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
+        const bool src = i == source;
+        dist[i] = src ? (D)0 : inf_of<D>();
+        mark[i] = 0;
+        if (near_at) near_at[i] = src ? 0 : -1;
+        if (reached_at) reached_at[i] = src ? 0 : -1;
+        if (settled_at) settled_at[i] = -1;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        front[0] = Entry{(int)source, (int)indptr[source], (int)light_end[source]};
+        if (band) band[0] = (int)source;
+    }
+}
+
+// The distances as int64, `unreachable` where no path reached the node.
+template <typename D>
+__global__ void widen(const D* dist, long long n, long long unreachable, long long* out) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = dist[i] == inf_of<D>() ? unreachable : (long long)dist[i];
+}
+
 template <typename D>
 __global__ void __launch_bounds__(256) frontier_grid(KERNEL_PARAMS) {
     search_batch<D, false>(KERNEL_ARGS);
