@@ -150,12 +150,13 @@ def small_frontier_scope() -> str:
     return "cluster" if clusters_available() else "grid"
 
 
-def _name_of(kernel: str, dtype: np.dtype) -> str:
-    return f"{kernel}<{_TYPES[np.dtype(dtype)]}>"
+def _name_of(kernel: str, dtype: np.dtype, *more: str) -> str:
+    return f"{kernel}<{', '.join((_TYPES[np.dtype(dtype)], *more))}>"
 
 
-def _name(scope: str, dtype: np.dtype) -> str:
-    return _name_of(f"frontier_{scope}", dtype)
+def _name(scope: str, dtype: np.dtype, recording: bool) -> str:
+    """The search kernel of ``scope``; its recording paths exist only when ``recording``."""
+    return _name_of(f"frontier_{scope}", dtype, "true" if recording else "false")
 
 
 #: Grid-stride kernels around a search: its starting state and the int64 distances.
@@ -164,15 +165,15 @@ ELEMENTWISE = ("search_init", "widen")
 
 def _module():
     scopes = _available()
-    names = [_name(scope, t) for scope in scopes for t in _TYPES]
+    names = [_name(scope, t, r) for scope in scopes for t in _TYPES for r in (False, True)]
     names += [_name_of(k, t) for k in ELEMENTWISE for t in _TYPES]
     return _backend.kernel_module(KERNEL_FILE, (*names, *(_PROBES[s] for s in scopes)))
 
 
 @functools.cache
-def _kernel(scope: str, dtype: np.dtype):
+def _kernel(scope: str, dtype: np.dtype, recording: bool = False):
     """The search kernel of ``scope``, with its launch attributes set (once)."""
-    kernel = _module().get_function(_name(scope, dtype))
+    kernel = _module().get_function(_name(scope, dtype, recording))
     if scope == "cluster":
         _backend.allow_large_clusters(kernel)
         kernel.max_dynamic_shared_size_bytes = CLUSTER_SHARED_BYTES
@@ -303,7 +304,7 @@ def run(
     sizes = (np.int32(queue_capacity), np.int32(stage_capacity))
     scopes = _scopes(scope)
     switching = len(scopes) == 2
-    grid = blocks or _grid(_kernel("grid", dtype))
+    grid = blocks or _grid(_kernel("grid", dtype, rec is not None))
     # (grid, block, dynamic shared memory, leave below, leave above) of each scope's batches.
     launch = {
         "grid": (grid, BLOCK, 0, GRID_MIN if switching else -1, 2**62),
@@ -323,7 +324,7 @@ def run(
         if switching:
             current = _next_scope(current, size)
         n_blocks, threads, shared, below, above = launch[current]
-        _kernel(current, dtype)(
+        _kernel(current, dtype, rec is not None)(
             (n_blocks,),
             (threads,),
             (*args, np.int64(below), np.int64(above), *sizes),

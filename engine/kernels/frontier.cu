@@ -406,12 +406,15 @@ __device__ void spill_all(const Search<D>& s, const Out& o, long long global) {
 // above `leave_above`. Every thread keeps the iteration state (iteration, buffers,
 // thresholds) in registers and derives it identically, so a normal iteration is an advance
 // and one barrier; a phase end adds the barriers of its passes. The control block is written
-// back once, at the end of the batch.
-template <typename D, bool CL>
+// back once, at the end of the batch. REC: the search is recorded (stamps, frame rows and,
+// for Delta-stepping, bucket sizes); without it the recording paths are compiled out, which
+// shortens every iteration's instruction path.
+template <typename D, bool CL, bool REC>
 __device__ void search_batch(KERNEL_PARAMS) {
     extern __shared__ unsigned char dynamic_shared[];
-    Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1},
-                pile_cap, band, mark, reached_at, near_at, settled_at, ctl, frames, buckets,
+    Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
+                band, mark, REC ? reached_at : nullptr, near_at, REC ? settled_at : nullptr,
+                ctl, REC ? frames : nullptr, REC ? buckets : nullptr,
                 n, delta, target, light_heavy, lanes_log2,
                 reinterpret_cast<ClusterShared*>(dynamic_shared), 0,
                 (unsigned)min(qcap, QCAP), (unsigned)min(fcap, FCAP)};
@@ -421,7 +424,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
     const long long nthreads = grid.size();
     s.rank = blockIdx.x;
     const D INF = inf_of<D>();
-    const bool recording = s.frames != nullptr;
+    constexpr bool recording = REC;
 
     if (vload(&ctl[C_DONE])) return;
     int it = (int)vload(&ctl[C_ITER]);
@@ -622,16 +625,16 @@ __global__ void widen(const D* dist, long long n, long long unreachable, long lo
         out[i] = dist[i] == inf_of<D>() ? unreachable : (long long)dist[i];
 }
 
-template <typename D>
+template <typename D, bool REC>
 __global__ void __launch_bounds__(256) frontier_grid(KERNEL_PARAMS) {
-    search_batch<D, false>(KERNEL_ARGS);
+    search_batch<D, false, REC>(KERNEL_ARGS);
 }
 
 #if CLUSTERS
-template <typename D>
+template <typename D, bool REC>
 __global__ void __launch_bounds__(CLUSTER_THREADS) __cluster_dims__(CLUSTER, 1, 1)
     frontier_cluster(KERNEL_PARAMS) {
-    search_batch<D, true>(KERNEL_ARGS);
+    search_batch<D, true, REC>(KERNEL_ARGS);
 }
 
 extern "C" __global__ void __cluster_dims__(CLUSTER, 1, 1) cluster_sync_probe(int rounds) {
