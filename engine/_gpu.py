@@ -173,7 +173,7 @@ def _module():
 @functools.cache
 def _kernel(scope: str, dtype: np.dtype, recording: bool = False):
     """The search kernel of ``scope``, with its launch attributes set (once)."""
-    kernel = _module().get_function(_name(scope, dtype, recording))
+    kernel = _function(_name(scope, dtype, recording))
     if scope == "cluster":
         _backend.allow_large_clusters(kernel)
         kernel.max_dynamic_shared_size_bytes = CLUSTER_SHARED_BYTES
@@ -238,10 +238,9 @@ def run(
     mark = cp.empty(n, dtype=np.int32)
     band = cp.empty(n, dtype=np.int32) if track_band else None
     near_at = cp.empty(n, dtype=np.int32) if track_band else None
-    recorded = [cp.empty(n, dtype=np.int32) for _ in range(2)] if rec is not None else None
-    reached_at, settled_at = recorded or (None, None)
+    reached_at = cp.empty(n, dtype=np.int32) if rec is not None else None
+    settled_at = cp.empty(n, dtype=np.int32) if rec is not None else None
     frames = buckets = None
-    null = 0
     _launch_elementwise(
         "search_init",
         dtype,
@@ -254,10 +253,10 @@ def run(
             fronts[0],
             dev.indptr,
             light_end,
-            band if band is not None else null,
-            near_at if near_at is not None else null,
-            reached_at if reached_at is not None else null,
-            settled_at if settled_at is not None else null,
+            _arg(band),
+            _arg(near_at),
+            _arg(reached_at),
+            _arg(settled_at),
         ),
     )
     ctl = np.zeros(C_SLOTS, dtype=np.uint64)
@@ -286,14 +285,14 @@ def run(
         piles[0],
         piles[1],
         np.int64(cap),
-        band if band is not None else null,
+        _arg(band),
         mark,
-        reached_at if reached_at is not None else null,
-        near_at if near_at is not None else null,
-        settled_at if settled_at is not None else null,
+        _arg(reached_at),
+        _arg(near_at),
+        _arg(settled_at),
         ctl_dev,
-        frames if frames is not None else null,
-        buckets if buckets is not None else null,
+        _arg(frames),
+        _arg(buckets),
         np.int64(n),
         scalar(spec.delta),
         np.int64(-1 if spec.target is None else spec.target),
@@ -366,6 +365,11 @@ def run(
     return wide.get(out=_backend.pinned_empty(n, np.int64)), counters, settled_below
 
 
+def _arg(array):
+    """A kernel argument for an optional array: a null pointer when it is absent."""
+    return 0 if array is None else array
+
+
 def _launch_elementwise(kernel: str, dtype: np.dtype, n: int, args: tuple) -> None:
     """Launch the grid-stride kernel ``kernel<D>`` over ``n`` nodes."""
     blocks = max(1, min(-(-n // BLOCK), 4 * _backend.multiprocessor_count()))
@@ -374,6 +378,7 @@ def _launch_elementwise(kernel: str, dtype: np.dtype, n: int, args: tuple) -> No
 
 @functools.cache
 def _function(name: str):
+    """A kernel of the module by name expression, looked up once."""
     return _module().get_function(name)
 
 
