@@ -37,7 +37,7 @@ BLOCK = 256
 #: bookkeeping and barriers, and 16 warps per SM are enough for road frontiers.
 CLUSTER, CLUSTER_BLOCK, QUEUE_CAPACITY, STAGE_CAPACITY = 16, 512, 6144, 8192
 #: Dynamic shared memory of a cluster block (``ClusterShared`` in the kernel).
-CLUSTER_SHARED_BYTES = 2 * QUEUE_CAPACITY * 12 + 4 * STAGE_CAPACITY + 4 * 2 * CLUSTER + 12
+CLUSTER_SHARED_BYTES = 16 + 2 * QUEUE_CAPACITY * 12 + 4 * STAGE_CAPACITY + 4 * 2 * CLUSTER + 12
 #: A cluster batch ends once the frontier exceeds CLUSTER_MAX entries; a grid batch ends once
 #: it falls below GRID_MIN (bench/NOTES.md has the measurements behind both).
 CLUSTER_MAX, GRID_MIN = 8192, 2048

@@ -14,9 +14,10 @@
 // - CLUSTER (frontier_cluster, Hopper and later): one thread-block cluster, synchronised by
 //   the hardware cluster barrier. Each block keeps its part of the frontier in shared memory,
 //   where the other blocks read it (distributed shared memory), and stages its far-pile
-//   appends there too. Road-graph frontiers are small, so the cheaper barrier and on-chip
-//   queues decide the time per iteration. Entries beyond a block's capacity spill to the
-//   global frontier.
+//   appends there too. The part sizes go to every block by asynchronous stores counted on
+//   an mbarrier, so the barrier's release fence covers shared memory only (cluster_barrier).
+//   Road-graph frontiers are small, so the cheaper barrier and on-chip queues decide the
+//   time per iteration. Entries beyond a block's capacity spill to the global frontier.
 // Both leave the frontier in global memory at the end of a batch, and a batch ends early when
 // the frontier size leaves the scope's range, so the host switches scope between batches.
 //
@@ -94,9 +95,11 @@ struct Entry {
 
 // Dynamic shared memory of a block at cluster scope.
 struct ClusterShared {
+    u64 sizes_in[2];           // mbarriers that count the part sizes arriving in pub, one
+                               // per parity of the exchange round
     Entry q[2][QCAP];          // this block's part of the frontier, by parity of iteration
     int far[FCAP];             // far-pile appends staged here, flushed in bulk
-    unsigned pub[2][CLUSTER];  // each block's part size, published to every block (SPILLED:
+    unsigned pub[2][CLUSTER];  // each block's part size, sent to every block (SPILLED:
                                // some entries went to the global frontier)
     unsigned qn[2];            // appends to q (may exceed the capacity)
     unsigned fn;               // appends to far (may exceed the capacity)
@@ -158,6 +161,66 @@ __device__ __forceinline__ long long part_size(const ClusterShared* sh, int p, u
 template <typename D>
 __device__ __forceinline__ D inf_of() { return (D)~(D)0; }
 
+#if CLUSTERS
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+// The address of `*p` in block `rank`'s shared memory (the same offset).
+__device__ __forceinline__ unsigned remote_address(const void* p, unsigned rank) {
+    unsigned to;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(to) : "r"(shared_address(p)),
+                 "r"(rank));
+    return to;
+}
+
+// An mbarrier that completes a phase on one arrival and the bytes it was told to expect.
+__device__ __forceinline__ void init_bar(u64* bar) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(bar)) : "memory");
+}
+
+// Store `value` at `*p` in block `rank`'s shared memory, counted by that block's mbarrier
+// `bar` once the bytes have landed: the sender needs no fence.
+__device__ __forceinline__ void send(unsigned* p, unsigned value, u64* bar, unsigned rank) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], %1, [%2];"
+                 :: "r"(remote_address(p, rank)), "r"(value), "r"(remote_address(bar, rank))
+                 : "memory");
+}
+
+// This round's expected bytes on the mbarrier `bar` (one arrival per phase).
+__device__ __forceinline__ void expect_bytes(u64* bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                 :: "r"(shared_address(bar)), "r"(bytes) : "memory");
+}
+
+// Wait until phase `parity` of the mbarrier `bar` has completed.
+__device__ __forceinline__ void wait_phase(u64* bar, unsigned parity) {
+    asm volatile(
+        "{\n\t.reg .pred done;\n\t"
+        "WAIT:\n\t"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n\t"
+        "@!done bra WAIT;\n\t}"
+        :: "r"(shared_address(bar)), "r"(parity) : "memory");
+}
+
+// The barrier that ends an exchange at cluster scope. The other blocks read this block's
+// shared-memory appends after it, so its release fence covers this block's shared memory
+// only (MEMBAR.CTA) instead of cg's GPU-scope fence (MEMBAR.GPU). The part sizes travel by
+// `send`; the global writes of an iteration (spills, far-pile flushes, count resets) are
+// fenced where they are made, and each improved distance was performed at L2 by the
+// atomicMin whose result decided its append.
+__device__ __forceinline__ void cluster_barrier() {
+#if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8)
+    asm volatile("fence.release.sync_restrict::shared::cta.cluster;" ::: "memory");
+#else
+    asm volatile("fence.acq_rel.cluster;" ::: "memory");  // no restricted fence before PTX 8.6
+#endif
+    asm volatile(
+        "barrier.cluster.arrive.relaxed.aligned;\n\t"
+        "barrier.cluster.wait.aligned;" ::: "memory");
+}
+#endif
+
 template <bool CL>
 __device__ __forceinline__ void scope_sync() {
 #if CLUSTERS
@@ -205,6 +268,7 @@ __device__ __forceinline__ void push_near(const Search<D>& s, const Out& o, Entr
     if constexpr (CL)
         if (append(&s.sh->qn[o.np], s.sh->q[o.np], e, s.qcap)) return;
     append(o.next_count, o.next, e);
+    if constexpr (CL) __threadfence();  // read after the next cluster_barrier
 }
 
 template <typename D, bool CL>
@@ -212,6 +276,7 @@ __device__ __forceinline__ void push_far(const Search<D>& s, const Out& o, int v
     if constexpr (CL)
         if (append(&s.sh->fn, s.sh->far, v, s.fcap)) return;
     append(o.pile_count, o.pile, v, (u64)s.pile_cap);
+    if constexpr (CL) __threadfence();  // read after the next cluster_barrier
 }
 
 // Cluster scope: move this block's staged far appends to the global pile once at least
@@ -226,6 +291,7 @@ __device__ void flush_far(const Search<D>& s, const Out& o, unsigned min_fill) {
     __syncthreads();
     for (unsigned k = threadIdx.x; k < staged; k += blockDim.x)
         if ((long long)(base + k) < s.pile_cap) o.pile[base + k] = s.sh->far[k];
+    __threadfence();  // read after the next cluster_barrier
     __syncthreads();
     if (threadIdx.x == 0) s.sh->fn = 0;
 }
@@ -236,18 +302,21 @@ __device__ void flush_far(const Search<D>& s, const Out& o, unsigned min_fill) {
 // `min_fill` are staged.
 template <typename D, bool CL>
 __device__ long long exchange(const Search<D>& s, const Out& o, int p, long long& global,
-                              unsigned min_fill) {
+                              unsigned min_fill, unsigned& round) {
 #if CLUSTERS
     if constexpr (CL) {
         flush_far(s, o, min_fill);  // begins with the block barrier that ends the appends
+        u64* bar = &s.sh->sizes_in[round & 1];
+        if (threadIdx.x == 0) expect_bytes(bar, 4 * CLUSTER);
         if (threadIdx.x < CLUSTER) {
-            // One store to each block of the cluster, all in one instruction.
             const unsigned made = s.sh->qn[o.np];
             const unsigned part = made > s.qcap ? (s.qcap | SPILLED) : made;
-            *cg::this_cluster().map_shared_rank(&s.sh->pub[o.np][s.rank], threadIdx.x) = part;
+            send(&s.sh->pub[o.np][s.rank], part, bar, threadIdx.x);
         }
         if (threadIdx.x == 0) s.sh->qn[p] = 0;  // frontier p's parts went out an iteration ago
-        cg::this_cluster().sync();
+        cluster_barrier();
+        wait_phase(bar, (round >> 1) & 1);
+        ++round;
         long long local = 0;
         unsigned spilled = 0;
 #pragma unroll
@@ -438,11 +507,20 @@ __device__ void search_batch(KERNEL_PARAMS) {
     if constexpr (CL) {
         for (unsigned k = threadIdx.x; k < 2 * CLUSTER; k += blockDim.x)
             (&s.sh->pub[0][0])[k] = 0;
-        if (threadIdx.x == 0) s.sh->qn[0] = s.sh->qn[1] = s.sh->fn = 0;
-        scope_sync<CL>();  // before any block publishes into this one
+        if (threadIdx.x == 0) {
+            s.sh->qn[0] = s.sh->qn[1] = s.sh->fn = 0;
+#if CLUSTERS
+            init_bar(&s.sh->sizes_in[0]);
+            init_bar(&s.sh->sizes_in[1]);
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+        }
+        scope_sync<CL>();  // before any block sends to this one
     }
     int done = 0;
     unsigned edges = 0, improved = 0;  // this thread's, moved by add_counters
+    unsigned dirty = 7;  // global frontier counts (C_CNT0 + k) that may be nonzero
+    unsigned round = 0;  // exchanges made (cluster scope: the size mbarriers' phases)
 
     for (int b = 0; b < batch && !done; ++b) {
         ++it;
@@ -451,8 +529,16 @@ __device__ void search_batch(KERNEL_PARAMS) {
               s.pile[ppar]};
         const int epoch = 3 * it;  // +1: compaction dedup; +2: bucket histogram dedup
         // Slot (it + 1) % 3 was last read as a frontier size by iteration it - 2, before the
-        // barrier that ended iteration it - 1; zero it for iteration it + 1's appends.
-        if (tid == 0) ctl[C_CNT0 + (it + 1) % 3] = 0;
+        // barrier that ended iteration it - 1; zero it for iteration it + 1's appends. At
+        // cluster scope it is nonzero only after a spill.
+        const int next_slot = (it + 1) % 3;
+        if (!CL || (dirty >> next_slot & 1)) {
+            if (tid == 0) {
+                ctl[C_CNT0 + next_slot] = 0;
+                if (CL) __threadfence();  // read after the next cluster_barrier
+            }
+            dirty &= ~(1u << next_slot);
+        }
         // Far appends are staged until half the stage is full (every iteration when
         // recording, whose frame rows count the pile).
         const unsigned min_fill = recording ? 1 : s.fcap / 2;
@@ -460,7 +546,8 @@ __device__ void search_batch(KERNEL_PARAMS) {
         advance<D, CL>(s, fpar, s.front[fpar], count, hi, it, o, tid, nthreads, edges,
                        improved);
         if (recording) add_counters(ctl, edges, improved);
-        count = exchange<D, CL>(s, o, fpar, global, min_fill);
+        count = exchange<D, CL>(s, o, fpar, global, min_fill, round);
+        dirty |= (global != 0) << (it % 3);
 
         long long band_lo = 0, band_hi = 0;
         if (count == 0) {  // near is empty: the phase ends
@@ -514,7 +601,8 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 }
                 warp_add(&ctl[C_STALE], stale);
                 warp_add(&ctl[C_DUPS], dups);
-                count = exchange<D, CL>(s, o, fpar, global, min_fill);
+                count = exchange<D, CL>(s, o, fpar, global, min_fill, round);
+                dirty |= (global != 0) << (it % 3);
                 // Only thread 0 writes these, and nothing reads them before the next phase
                 // end, which is at least one barrier away.
                 if (tid == 0) {
