@@ -296,16 +296,23 @@ __device__ void flush_far(const Search<D>& s, const Out& o, unsigned min_fill) {
     if (threadIdx.x == 0) s.sh->fn = 0;
 }
 
+// What every thread knows of the cluster scope's exchanges (each derives it identically).
+struct Rounds {
+    unsigned made = 0;   // exchanges made: the phases of the size mbarriers
+    unsigned dirty = 7;  // bit k: the global frontier count C_CNT0 + k may be nonzero
+};
+
 // End an iteration (p: parity of the frontier just relaxed): make the next frontier visible
 // to the whole scope and return its size; `global` is set to how many of its entries are in
 // global memory. At cluster scope the block's staged far appends are flushed first once
 // `min_fill` are staged.
 template <typename D, bool CL>
 __device__ long long exchange(const Search<D>& s, const Out& o, int p, long long& global,
-                              unsigned min_fill, unsigned& round) {
+                              unsigned min_fill, Rounds& rounds) {
 #if CLUSTERS
     if constexpr (CL) {
         flush_far(s, o, min_fill);  // begins with the block barrier that ends the appends
+        const unsigned round = rounds.made++;
         u64* bar = &s.sh->sizes_in[round & 1];
         if (threadIdx.x == 0) expect_bytes(bar, 4 * CLUSTER);
         if (threadIdx.x < CLUSTER) {
@@ -316,7 +323,6 @@ __device__ long long exchange(const Search<D>& s, const Out& o, int p, long long
         if (threadIdx.x == 0) s.sh->qn[p] = 0;  // frontier p's parts went out an iteration ago
         cluster_barrier();
         wait_phase(bar, (round >> 1) & 1);
-        ++round;
         long long local = 0;
         unsigned spilled = 0;
 #pragma unroll
@@ -325,6 +331,7 @@ __device__ long long exchange(const Search<D>& s, const Out& o, int p, long long
             spilled |= s.sh->pub[o.np][r] & SPILLED;
         }
         global = spilled ? block_load(o.next_count) : 0;
+        rounds.dirty |= (global != 0) << (o.next_count - &s.ctl[C_CNT0]);  // spills count there
         return local + global;
     }
 #endif
@@ -519,8 +526,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
     }
     int done = 0;
     unsigned edges = 0, improved = 0;  // this thread's, moved by add_counters
-    unsigned dirty = 7;  // global frontier counts (C_CNT0 + k) that may be nonzero
-    unsigned round = 0;  // exchanges made (cluster scope: the size mbarriers' phases)
+    Rounds rounds;
 
     for (int b = 0; b < batch && !done; ++b) {
         ++it;
@@ -532,12 +538,12 @@ __device__ void search_batch(KERNEL_PARAMS) {
         // barrier that ended iteration it - 1; zero it for iteration it + 1's appends. At
         // cluster scope it is nonzero only after a spill.
         const int next_slot = (it + 1) % 3;
-        if (!CL || (dirty >> next_slot & 1)) {
+        if (!CL || (rounds.dirty >> next_slot & 1)) {
             if (tid == 0) {
                 ctl[C_CNT0 + next_slot] = 0;
                 if (CL) __threadfence();  // read after the next cluster_barrier
             }
-            dirty &= ~(1u << next_slot);
+            rounds.dirty &= ~(1u << next_slot);
         }
         // Far appends are staged until half the stage is full (every iteration when
         // recording, whose frame rows count the pile).
@@ -546,8 +552,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
         advance<D, CL>(s, fpar, s.front[fpar], count, hi, it, o, tid, nthreads, edges,
                        improved);
         if (recording) add_counters(ctl, edges, improved);
-        count = exchange<D, CL>(s, o, fpar, global, min_fill, round);
-        dirty |= (global != 0) << (it % 3);
+        count = exchange<D, CL>(s, o, fpar, global, min_fill, rounds);
 
         long long band_lo = 0, band_hi = 0;
         if (count == 0) {  // near is empty: the phase ends
@@ -601,8 +606,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 }
                 warp_add(&ctl[C_STALE], stale);
                 warp_add(&ctl[C_DUPS], dups);
-                count = exchange<D, CL>(s, o, fpar, global, min_fill, round);
-                dirty |= (global != 0) << (it % 3);
+                count = exchange<D, CL>(s, o, fpar, global, min_fill, rounds);
                 // Only thread 0 writes these, and nothing reads them before the next phase
                 // end, which is at least one barrier away.
                 if (tid == 0) {
