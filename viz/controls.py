@@ -39,6 +39,18 @@ def two_way(widget, obj, name: str, *, attr: str = "value") -> None:
     obj.param.watch(pull, name)
 
 
+def _held(action):
+    """An ``on_click`` handler running ``action`` with the document held, so the changes
+    every view makes for one frame reach the browser together (the counters never show a
+    frame the chart's cursor has not reached)."""
+
+    def handler(*_event) -> None:
+        with pn.io.hold():
+            action()
+
+    return handler
+
+
 def _nearest_stop(value: int, stops: list[int]) -> int:
     return min(stops, key=lambda s: abs(s - value))
 
@@ -245,10 +257,10 @@ class Player(Viewer):
         self.loop = pn.widgets.Checkbox(label="loop", value=session.loop, width=60)
         two_way(self.fps, session, "fps")
         two_way(self.loop, session, "loop")
-        self.play.on_click(self._toggle)
-        self.back.on_click(lambda _e: session.step(-1))
-        self.forward.on_click(lambda _e: session.step(1))
-        self.first.on_click(lambda _e: session.step(-session.frame))
+        self.play.on_click(_held(self._toggle))
+        self.back.on_click(_held(lambda: session.step(-1)))
+        self.forward.on_click(_held(lambda: session.step(1)))
+        self.first.on_click(_held(lambda: session.step(-session.frame)))
         self.scrub.param.watch(self._scrubbed, "value_throttled")
         session.param.watch(self._on_frame, ["frame", "runs"])
         session.param.watch(self._on_playing, ["playing", "fps"])
@@ -257,7 +269,7 @@ class Player(Viewer):
             pn.state.on_session_destroyed(lambda _context: session.pause())
         self._on_frame()
 
-    def _toggle(self, _event) -> None:
+    def _toggle(self) -> None:
         if self.session.playing:
             self.session.pause()
         else:
@@ -279,11 +291,7 @@ class Player(Viewer):
             self._clock = None
         if s.playing:
             # Two ticks a frame: a tick that comes late still lands within its frame.
-            self._clock = pn.state.add_periodic_callback(self._tick, period=500 // s.fps)
-
-    def _tick(self) -> None:
-        with pn.io.hold():
-            self.session.tick()
+            self._clock = pn.state.add_periodic_callback(_held(s.tick), period=500 // s.fps)
 
     def __panel__(self):
         return pn.Row(
