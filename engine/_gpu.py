@@ -9,6 +9,10 @@ one thread-block cluster (Hopper and later: a hardware barrier, frontiers in dis
 shared memory); large ones run on the whole GPU (a cooperative launch with ``grid.sync()``).
 A batch ends early when its frontier leaves the scope's range, and the next batch runs at
 the other scope.
+
+``near_far_async`` (Hopper and later, not recorded) runs first as one launch of
+``frontier_async``: phases without a barrier per iteration, on work rings in each block of a
+cluster. It finishes the search, or hands over to the batches above when a ring fills.
 """
 
 from __future__ import annotations
@@ -38,6 +42,10 @@ BLOCK = 256
 CLUSTER, CLUSTER_BLOCK, QUEUE_CAPACITY, STAGE_CAPACITY = 16, 512, 6144, 8192
 #: Dynamic shared memory of a cluster block (``ClusterShared`` in the kernel).
 CLUSTER_SHARED_BYTES = 16 + 2 * QUEUE_CAPACITY * 12 + 4 * STAGE_CAPACITY + 4 * 2 * CLUSTER + 12
+#: Asynchronous Near-Far: entries of each block's ring (RCAP in the kernel) and the dynamic
+#: shared memory of a block (``AsyncShared``: ring, tickets, far stage, four counters).
+RING_CAPACITY = 8192
+ASYNC_SHARED_BYTES = 16 * RING_CAPACITY + 4 * STAGE_CAPACITY + 16
 #: A cluster batch ends once the frontier exceeds CLUSTER_MAX entries; a grid batch ends once
 #: it falls below GRID_MIN (bench/NOTES.md has the measurements behind both).
 CLUSTER_MAX, GRID_MIN = 8192, 2048
@@ -45,7 +53,7 @@ SCOPES = ("grid", "cluster")
 C_CNT0, C_PILE0, C_PILE1, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
 C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
 C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN = 16, 17, 18, 19, 20
-C_REACHED, C_NEARED, C_SETTLED, C_SLOTS = 21, 22, 23, 32
+C_REACHED, C_NEARED, C_SETTLED, C_QUEUED, C_SLOTS = 21, 22, 23, 24, 32
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -155,7 +163,10 @@ def _name_of(kernel: str, dtype: np.dtype, *more: str) -> str:
 
 
 def _name(scope: str, dtype: np.dtype, recording: bool) -> str:
-    """The search kernel of ``scope``; its recording paths exist only when ``recording``."""
+    """The search kernel of ``scope`` (or ``async``); its recording paths exist only when
+    ``recording``."""
+    if scope == "async":
+        return _name_of("frontier_async", dtype)
     return _name_of(f"frontier_{scope}", dtype, "true" if recording else "false")
 
 
@@ -166,6 +177,8 @@ ELEMENTWISE = ("search_init", "widen")
 def _module():
     scopes = _available()
     names = [_name(scope, t, r) for scope in scopes for t in _TYPES for r in (False, True)]
+    if "cluster" in scopes:
+        names += [_name("async", t, False) for t in _TYPES]
     names += [_name_of(k, t) for k in ELEMENTWISE for t in _TYPES]
     return _backend.kernel_module(KERNEL_FILE, (*names, *(_PROBES[s] for s in scopes)))
 
@@ -174,9 +187,11 @@ def _module():
 def _kernel(scope: str, dtype: np.dtype, recording: bool = False):
     """The search kernel of ``scope``, with its launch attributes set (once)."""
     kernel = _function(_name(scope, dtype, recording))
-    if scope == "cluster":
+    if scope in ("cluster", "async"):
         _backend.allow_large_clusters(kernel)
-        kernel.max_dynamic_shared_size_bytes = CLUSTER_SHARED_BYTES
+        kernel.max_dynamic_shared_size_bytes = (
+            ASYNC_SHARED_BYTES if scope == "async" else CLUSTER_SHARED_BYTES
+        )
     return kernel
 
 
@@ -215,13 +230,17 @@ def run(
     scope: str | None = None,
     queue_capacity: int = QUEUE_CAPACITY,
     stage_capacity: int = STAGE_CAPACITY,
+    ring_capacity: int = RING_CAPACITY,
 ):
     """Run one search on the GPU; return (int64 distances, counters, settled_below).
 
     ``pile_capacity``, ``blocks`` (the grid scope's grid size), ``scope`` (one scope for
-    every batch instead of switching by frontier size) and the cluster scope's
-    ``queue_capacity`` and ``stage_capacity`` override the defaults, for tests and
-    measurements."""
+    every batch instead of switching by frontier size), the cluster scope's
+    ``queue_capacity`` and ``stage_capacity`` and the asynchronous rings' ``ring_capacity``
+    override the defaults, for tests and measurements."""
+    if ring_capacity & (ring_capacity - 1):
+        msg = f"ring_capacity must be a power of two, got {ring_capacity}"
+        raise ValueError(msg)
     cp = _backend.cupy()
     graph, dtype, rec = spec.graph, spec.dtype, spec.recording
     dev = _uploads[graph]
@@ -319,7 +338,18 @@ def run(
     done_iter = 0
     size = 1
     current = scopes[0]
-    while True:
+    state = None
+    if spec.method.asynchronous and rec is None and clusters_available():
+        _kernel("async", dtype)(
+            (CLUSTER,),
+            (CLUSTER_BLOCK,),
+            (*args, np.int64(-1), np.int64(2**62), np.int32(ring_capacity), sizes[1]),
+            shared_mem=ASYNC_SHARED_BYTES,
+        )
+        state = ctl_dev.get()
+        host_syncs += 1
+        size = int(state[C_CNT0])  # a handover leaves the frontier in slot 0 (no iteration)
+    while state is None or not state[C_DONE]:
         if switching:
             current = _next_scope(current, size)
         n_blocks, threads, shared, below, above = launch[current]
@@ -343,11 +373,9 @@ def run(
             if on_batch is not None:
                 on_batch()
         done_iter = iterations
-        if state[C_DONE]:
-            break
         size = int(state[C_CNT0 + iterations % 3])
     counters = Counters(
-        iterations=iterations,
+        iterations=int(state[C_ITER]),
         phases=int(state[C_PHASE]),
         host_syncs=host_syncs,
         edges_relaxed=int(state[C_EDGES]),
@@ -356,6 +384,7 @@ def run(
         duplicates_dropped=int(state[C_DUPS]),
         stale_dropped=int(state[C_STALE]),
         pile_rebuilds=int(state[C_REBUILDS]),
+        queue_items=int(state[C_QUEUED]),
     )
     settled_below = int(state[C_LO]) if state[C_DONE] == 2 else inf
     # int64 on the device, copied into page-locked memory: 0.29 ms on PACE NE, against

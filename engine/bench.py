@@ -16,9 +16,12 @@ import numpy as np
 
 from . import _backend
 from .graph import CSRGraph
+from .methods import METHODS
 from .search import DEFAULT_BATCH, UNREACHABLE, from_scipy, shortest_path_tree, sssp
 
-ITERATIVE = ("near_far", "delta_stepping", "bellman_ford")
+ITERATIVE = ("near_far", "near_far_async", "delta_stepping", "bellman_ford")
+#: The methods that can be timed with recording on (near_far_async has no iterations).
+RECORDABLE = tuple(m for m in ITERATIVE if not METHODS[m].asynchronous)
 
 #: Columns of the readable table: (key, heading, format).
 TABLE = (
@@ -31,6 +34,7 @@ TABLE = (
     ("speedup", "× SciPy", "{:.2f}"),
     ("iterations", "iterations", "{:,}"),
     ("us_per_iteration", "µs/iter", "{:.2f}"),
+    ("queue_items", "ring items", "{:,}"),
     ("edges_relaxed", "arcs relaxed", "{:,}"),
     ("dijkstra_edges", "Dijkstra arcs", "{:,}"),
     ("hop_depth", "hops", "{:,}"),
@@ -113,7 +117,7 @@ def benchmark(
 
             sync_scope = _gpu.small_frontier_scope()
             sync_us = _gpu.sync_us(sync_scope)
-        times, iterations, edges, identical = [], [], [], True
+        times, iterations, edges, queued, identical = [], [], [], [], True
         for s, (dist, *_rest) in zip(starts, reference, strict=True):
             t0 = time.perf_counter()
             r = sssp(
@@ -128,6 +132,7 @@ def benchmark(
             times.append(time.perf_counter() - t0)
             iterations.append(r.counters.iterations)
             edges.append(r.counters.edges_relaxed)
+            queued.append(r.counters.queue_items)
             identical &= bool(np.array_equal(r.distances, dist))
         time_ms = _median(times) * 1e3
         its = _median(iterations)
@@ -152,7 +157,8 @@ def benchmark(
                 "scipy_ms": scipy_ms,
                 "speedup": scipy_ms / time_ms,
                 "iterations": round(its),
-                "us_per_iteration": time_ms * 1e3 / max(its, 1),
+                "us_per_iteration": time_ms * 1e3 / its if its else None,
+                "queue_items": round(_median(queued)) if any(queued) else None,
                 "edges_relaxed": round(_median(edges)),
                 "dijkstra_edges": round(_median(r[2] for r in reference)),
                 "hop_depth": round(depth),

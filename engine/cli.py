@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _validate, io, osm
 from ._errors import FrontierError, ParameterError
-from .bench import ITERATIVE, benchmark, table
+from .bench import ITERATIVE, RECORDABLE, benchmark, table
 from .methods import BACKENDS, METHODS
 from .search import DEFAULT_BATCH, UNREACHABLE, sssp
 
@@ -138,9 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     _graph_options(bench, many=True)
     bench.add_argument(
         "--methods",
-        default=",".join(ITERATIVE),
         metavar="M,M",
-        help="comma-separated methods (default: %(default)s)",
+        help=f"comma-separated methods (default: {','.join(ITERATIVE)}; with --record: "
+        f"{','.join(RECORDABLE)})",
     )
     bench.add_argument(
         "--sources",
@@ -180,7 +180,8 @@ def _info(args) -> int:
 
 
 def _bench(args) -> int:
-    methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
+    given = args.methods or ",".join(RECORDABLE if args.record else ITERATIVE)
+    methods = tuple(m.strip() for m in given.split(",") if m.strip())
     for m in methods:
         _validate.method(m)
     rows = []
@@ -246,6 +247,8 @@ def _solve(args) -> int:
         f"work       {c.iterations} iterations, {c.phases} phases, {c.host_syncs} host syncs, "
         f"{c.edges_relaxed} arcs relaxed ({c.improving_relaxations} improving)"
     )
+    if c.queue_items:
+        print(f"rings      {c.queue_items} near entries taken, no barrier per iteration")
     print(
         f"far pile   {c.far_compactions} compactions, {c.duplicates_dropped} duplicates and "
         f"{c.stale_dropped} settled entries dropped"

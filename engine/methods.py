@@ -27,6 +27,9 @@ class Method:
         arcs of a bucket are relaxed once when it is finished.
     iterative : bool
         False for the SciPy reference, which has no iterations or snapshots.
+    asynchronous : bool
+        On the GPU the near set is relaxed without a barrier per iteration, so the search has
+        no iterations to record or batch (the CPU runs the synchronous twin).
     summary : str
         One line for `frontier --help` and the dashboard.
     """
@@ -37,6 +40,7 @@ class Method:
     light_heavy: bool
     iterative: bool
     summary: str
+    asynchronous: bool = False
 
 
 METHODS: dict[str, Method] = {
@@ -50,6 +54,16 @@ METHODS: dict[str, Method] = {
             iterative=True,
             summary="Davidson et al.: relax the near set to convergence, park the rest on a "
             "far pile, compact it when near empties",
+        ),
+        Method(
+            "near_far_async",
+            "Near-Far, asynchronous",
+            uses_delta=True,
+            light_heavy=False,
+            iterative=True,
+            summary="Near-Far whose near set is relaxed from work rings in each GPU block, "
+            "with no barrier per iteration (ADDS-style); cannot be recorded",
+            asynchronous=True,
         ),
         Method(
             "delta_stepping",
@@ -88,6 +102,8 @@ class Counters:
 
     ``host_syncs`` counts the times the host read the device's state to decide whether to go
     on (once per batch); the CPU backend counts the checks the GPU would need.
+    ``queue_items`` counts the near entries that ``near_far_async`` took from its rings
+    (its ``iterations`` are those of synchronous batches after a handover, usually none).
     """
 
     iterations: int = 0
@@ -99,6 +115,7 @@ class Counters:
     duplicates_dropped: int = 0
     stale_dropped: int = 0
     pile_rebuilds: int = 0
+    queue_items: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)

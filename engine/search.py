@@ -200,8 +200,9 @@ def sssp(
     source : int
         CSR index of the source (``graph.index_of(node_id)`` maps ids).
     method : str
-        A key of `engine.METHODS`: ``near_far``, ``delta_stepping``, ``bellman_ford`` or
-        ``dijkstra``.
+        A key of `engine.METHODS`: ``near_far``, ``near_far_async`` (the GPU relaxes the
+        near set without a barrier per iteration; not recordable), ``delta_stepping``,
+        ``bellman_ford`` or ``dijkstra``.
     backend : str
         ``cpu`` (NumPy), ``gpu`` (CUDA kernels through CuPy) or ``auto`` (the GPU when one is
         usable and the graph has at least `AUTO_GPU_MIN_NODES` nodes).
@@ -227,6 +228,9 @@ def sssp(
     batch = _validate.batch_size(batch_size)
     if not (isinstance(record, bool) or callable(record)):
         msg = f"record must be True, False or a callable, got {record!r}"
+        raise ParameterError(msg)
+    if record and m.asynchronous:
+        msg = f"{m.name} has no iterations to record; record near_far instead"
         raise ParameterError(msg)
     name = _resolve_backend(backend, m, graph)
     dtype = graph.distance_dtype()

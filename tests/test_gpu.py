@@ -118,6 +118,32 @@ def test_cluster_scope_spills_to_global_memory(method, capacity):
 
 
 @needs_clusters
+@pytest.mark.parametrize("delta", [30, 10**6])
+def test_near_far_async_runs_without_iterations(delta):
+    g = grid_graph(60, 60, seed=11)
+    r = sssp(g, 0, method="near_far_async", backend="gpu", delta=delta)
+    assert np.array_equal(r.distances, sssp(g, 0, method="dijkstra").distances)
+    c = r.counters
+    assert c.iterations == 0 and c.host_syncs == 1 and c.queue_items >= g.n_nodes
+    assert c.phases == sssp(g, 0, backend="gpu", delta=delta).counters.phases
+
+
+@needs_clusters
+@pytest.mark.parametrize("capacity", [1, 1024])
+@pytest.mark.parametrize("delta", [50, 10**6])
+def test_near_far_async_hands_over_when_a_ring_fills(capacity, delta):
+    # A ring of one slot takes nothing (every entry goes to the global list); one of 1,024
+    # fills once a wide band spreads. The synchronous batches then finish the search.
+    g = random_graph(np.random.default_rng(3), 50_000, 200_000, max_weight=100)
+    spec = _spec(g, "near_far_async", delta, batch=16)
+    _gpu.prepare(g, spec)
+    dist, counters, _ = _gpu.run(spec, ring_capacity=capacity, stage_capacity=capacity)
+    assert np.array_equal(dist, sssp(g, 0, method="dijkstra").distances)
+    assert counters.iterations > 0 and (counters.queue_items > 0) == (capacity > 1)
+    assert counters.host_syncs > -(-counters.iterations // 16)
+
+
+@needs_clusters
 def test_scopes_switch_by_frontier_size(monkeypatch):
     # Thresholds low enough that the search crosses them both ways many times.
     monkeypatch.setattr(_gpu, "CLUSTER_MAX", 40)

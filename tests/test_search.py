@@ -10,6 +10,8 @@ from engine.recording import FAR, NEAR, SETTLED, UNREACHED
 from .graphs import check_tree, grid_graph, heap_dijkstra, random_graph
 
 ITERATIVE = ["near_far", "delta_stepping", "bellman_ford"]
+#: Every method with a schedule of its own; near_far_async has no iterations to count.
+SEARCHES = [*ITERATIVE, "near_far_async"]
 BATCHES = [1, 2, 7, 64]
 
 
@@ -36,7 +38,7 @@ def test_random_graphs_match_dijkstra(backend, seed, n, density, max_weight, del
     source = int(rng.integers(0, n))
     ref = heap_dijkstra(g, source)
     assert np.array_equal(scipy_distances(g, source), ref)
-    for method in ITERATIVE:
+    for method in SEARCHES:
         r = sssp(g, source, method=method, backend=backend, delta=delta, batch_size=batch)
         assert r.distances.dtype == np.int64
         assert np.array_equal(r.distances, ref), (method, delta, batch)
@@ -55,7 +57,7 @@ def test_grid(backend, method, delta, batch):
 
 def test_one_node_and_unreachable(backend):
     g = engine.from_arcs(1, [], [], [])
-    for method in ITERATIVE:
+    for method in SEARCHES:
         r = sssp(g, 0, method=method, backend=backend)
         assert r.distances.tolist() == [0]
     g = engine.from_arcs(4, [0, 2], [1, 3], [5, 0])
@@ -68,7 +70,7 @@ def test_one_node_and_unreachable(backend):
 def test_zero_weight_cycles_give_a_tree(backend):
     # 0 -> 1 (5), 0 -> 2 (5), 1 <-> 2 weight 0, 2 -> 3 weight 0, 3 -> 1 weight 0
     g = engine.from_arcs(4, [0, 0, 1, 2, 2, 3], [1, 2, 2, 1, 3, 1], [5, 5, 0, 0, 0, 0])
-    for method in ITERATIVE:
+    for method in SEARCHES:
         r = sssp(g, 0, method=method, backend=backend, delta=1)
         assert r.distances.tolist() == [0, 5, 5, 5]
         check_tree(r)
@@ -83,7 +85,7 @@ def test_uint64_distances(backend):
     big = 2**32 - 10
     g = engine.from_arcs(4, [0, 1, 2], [1, 2, 3], [big, big, 7])
     assert g.distance_dtype() == np.uint64
-    for method in ITERATIVE:
+    for method in SEARCHES:
         r = sssp(g, 0, method=method, backend=backend, delta=2**31)
         assert r.distances.tolist() == [0, big, 2 * big, 2 * big + 7]
 
@@ -101,6 +103,34 @@ def test_target_stops_early_with_final_distance(backend, method):
     assert final[target]
     assert np.array_equal(r.distances[final], ref[final])
     check_tree(r)
+
+
+@pytest.mark.parametrize("delta", [1, 37, 400, "auto"])
+def test_near_far_async_matches_near_far(backend, delta):
+    g = grid_graph(30, 40, seed=3)
+    sync = sssp(g, 17, backend=backend, delta=delta)
+    r = sssp(g, 17, method="near_far_async", backend=backend, delta=delta)
+    assert np.array_equal(r.distances, scipy_distances(g, 17))
+    assert r.counters.phases == sync.counters.phases  # the same bands, however relaxed
+    if r.backend == "cpu":  # the synchronous twin
+        assert r.counters == sync.counters
+    check_tree(r)
+
+
+def test_near_far_async_target_settles_early(backend):
+    g = grid_graph(40, 40, seed=5)
+    ref = scipy_distances(g, 0)
+    r = sssp(g, 0, method="near_far_async", backend=backend, delta=60, target=41)
+    full = sssp(g, 0, method="near_far_async", backend=backend, delta=60)
+    assert r.distances[41] == ref[41] and r.counters.phases < full.counters.phases
+    final = r.distances < r.settled_below
+    assert final[41] and np.array_equal(r.distances[final], ref[final])
+
+
+def test_near_far_async_cannot_be_recorded():
+    g = grid_graph(5, 5)
+    with pytest.raises(engine.ParameterError, match="no iterations to record"):
+        sssp(g, 0, method="near_far_async", backend="cpu", record=True)
 
 
 def test_batch_changes_syncs_not_answers(backend):
@@ -204,7 +234,7 @@ def test_dijkstra_counters_and_backend():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"method": "astar"}, engine.ParameterError, "near_far, delta_stepping"),
+        ({"method": "astar"}, engine.ParameterError, "near_far, near_far_async, delta"),
         ({"backend": "tpu"}, engine.ParameterError, "known backends"),
         ({"delta": 0}, engine.ParameterError, "delta must be"),
         ({"delta": -3}, engine.ParameterError, "delta must be"),

@@ -56,6 +56,7 @@ enum {
     C_REACHED,      // recording: nodes reached
     C_NEARED,       // recording: nodes that have been near
     C_SETTLED,      // recording: nodes settled
+    C_QUEUED,       // near entries taken from the rings (asynchronous Near-Far)
     C_SLOTS = 32
 };
 
@@ -105,6 +106,19 @@ struct ClusterShared {
     unsigned fn;               // appends to far (may exceed the capacity)
 };
 
+// Dynamic shared memory of a block of the asynchronous Near-Far (search_async). Tickets
+// count up for the whole launch; ticket t lives in slot t % capacity (a power of two).
+#define RCAP 8192
+struct AsyncShared {
+    Entry ring[RCAP];    // near entries waiting to be relaxed
+    unsigned seq[RCAP];  // 2t: the slot is free for ticket t; 2t + 1: it holds ticket t
+    int far[FCAP];       // far-pile appends staged here, flushed at each phase end
+    unsigned head;       // tickets taken by the block's warps
+    unsigned tail;       // tickets reserved by producers
+    unsigned done;       // tickets whose entry has been relaxed
+    unsigned fn;         // appends to far (may exceed the capacity)
+};
+
 template <typename D>
 struct Search {
     const long long* indptr;
@@ -128,6 +142,7 @@ struct Search {
     int light_heavy;
     int lanes_log2;       // each frontier node's arcs are shared by 2^lanes_log2 threads
     ClusterShared* sh;    // cluster scope only
+    AsyncShared* ring;    // asynchronous Near-Far only
     unsigned rank;        // block rank in the cluster
     unsigned qcap, fcap;  // shared-memory capacities in use
 };
@@ -263,37 +278,72 @@ __device__ __forceinline__ bool append(C* count, T* list, T v, C cap = ~(C)0 >> 
     return true;
 }
 
-template <typename D, bool CL>
+__device__ __forceinline__ unsigned vload32(const unsigned* p) {
+    return *(volatile const unsigned*)p;
+}
+
+// Asynchronous Near-Far: put e on this block's ring; false (for the whole coalesced group)
+// when the ring could fill. The check leaves room for one ticket per thread of the block, the
+// most that groups racing past it can reserve, so tail - done never exceeds cap. Entries are
+// relaxed out of ticket order, so a producer still waits until the entry of ticket t - cap
+// has been read; that ticket is taken already (done > t - cap), so the wait is short.
+__device__ __forceinline__ bool ring_push(AsyncShared* r, Entry e, unsigned cap) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    unsigned first = 0;
+    if (g.thread_rank() == 0 &&
+        vload32(&r->tail) + g.size() + blockDim.x - vload32(&r->done) <= cap)
+        first = atomicAdd(&r->tail, g.size()) + 1;
+    first = g.shfl(first, 0);
+    if (first == 0) return false;
+    const unsigned ticket = first - 1 + g.thread_rank(), slot = ticket & (cap - 1);
+    while (vload32(&r->seq[slot]) != 2 * ticket) {
+    }
+    r->ring[slot] = e;
+    __threadfence_block();  // the entry before its ticket
+    *(volatile unsigned*)&r->seq[slot] = 2 * ticket + 1;
+    return true;
+}
+
+// The next frontier gets e: in the block's shared-memory part (CL), on its ring (ASYNC), or
+// in the global list when those are full.
+template <typename D, bool CL, bool ASYNC = false>
 __device__ __forceinline__ void push_near(const Search<D>& s, const Out& o, Entry e) {
-    if constexpr (CL)
+    if constexpr (ASYNC) {
+        if (ring_push(s.ring, e, s.qcap)) return;
+    } else if constexpr (CL) {
         if (append(&s.sh->qn[o.np], s.sh->q[o.np], e, s.qcap)) return;
+    }
     append(o.next_count, o.next, e);
-    if constexpr (CL) __threadfence();  // read after the next cluster_barrier
+    if constexpr (CL || ASYNC) __threadfence();  // read after the next cluster barrier
 }
 
-template <typename D, bool CL>
+template <typename D, bool CL, bool ASYNC = false>
 __device__ __forceinline__ void push_far(const Search<D>& s, const Out& o, int v) {
-    if constexpr (CL)
+    if constexpr (ASYNC) {
+        if (append(&s.ring->fn, s.ring->far, v, s.fcap)) return;
+    } else if constexpr (CL) {
         if (append(&s.sh->fn, s.sh->far, v, s.fcap)) return;
+    }
     append(o.pile_count, o.pile, v, (u64)s.pile_cap);
-    if constexpr (CL) __threadfence();  // read after the next cluster_barrier
+    if constexpr (CL || ASYNC) __threadfence();  // read after the next cluster barrier
 }
 
-// Cluster scope: move this block's staged far appends to the global pile once at least
+// Move a block's staged far appends (`far`, `*fn` of them) to the global pile once at least
 // `min_fill` are staged. Every thread of the block calls it.
 template <typename D>
-__device__ void flush_far(const Search<D>& s, const Out& o, unsigned min_fill) {
+__device__ void flush_far(const Search<D>& s, const Out& o, int* far, unsigned* fn,
+                          unsigned min_fill) {
     __shared__ u64 base;
     __syncthreads();
-    const unsigned staged = min(s.sh->fn, s.fcap);
+    const unsigned staged = min(*fn, s.fcap);
     if (staged == 0 || staged < min_fill) return;
     if (threadIdx.x == 0) base = atomicAdd(o.pile_count, (u64)staged);
     __syncthreads();
     for (unsigned k = threadIdx.x; k < staged; k += blockDim.x)
-        if ((long long)(base + k) < s.pile_cap) o.pile[base + k] = s.sh->far[k];
-    __threadfence();  // read after the next cluster_barrier
+        if ((long long)(base + k) < s.pile_cap) o.pile[base + k] = far[k];
+    __threadfence();  // read after the next cluster barrier
     __syncthreads();
-    if (threadIdx.x == 0) s.sh->fn = 0;
+    if (threadIdx.x == 0) *fn = 0;
 }
 
 // What every thread knows of the cluster scope's exchanges (each derives it identically).
@@ -311,7 +361,7 @@ __device__ long long exchange(const Search<D>& s, const Out& o, int p, long long
                               unsigned min_fill, Rounds& rounds) {
 #if CLUSTERS
     if constexpr (CL) {
-        flush_far(s, o, min_fill);  // begins with the block barrier that ends the appends
+        flush_far(s, o, s.sh->far, &s.sh->fn, min_fill);  // begins with the block barrier that ends the appends
         const unsigned round = rounds.made++;
         u64* bar = &s.sh->sizes_in[round & 1];
         if (threadIdx.x == 0) expect_bytes(bar, 4 * CLUSTER);
@@ -385,7 +435,7 @@ __device__ __forceinline__ void enter_band(const Search<D>& s, int v, int it) {
 
 // Relax arc k of a node at distance du; route an improved head to the next frontier or to
 // the far pile.
-template <typename D, bool CL>
+template <typename D, bool CL, bool ASYNC = false>
 __device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D hi, int it,
                                       const Out& o, unsigned& improved) {
     const int4 a = __ldg(reinterpret_cast<const int4*>(&s.arcs[k]));  // head, weight, range
@@ -405,11 +455,23 @@ __device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D h
         // their second pass improves nothing. Each entry is one improving relaxation, so
         // a frontier never exceeds the arc count.
         prefetch_arcs(s, a.z, a.w);
-        push_near<D, CL>(s, o, Entry{v, a.z, a.w});
+        push_near<D, CL, ASYNC>(s, o, Entry{v, a.z, a.w});
         enter_band(s, v, it);
     } else {
-        push_far<D, CL>(s, o, v);
+        push_far<D, CL, ASYNC>(s, o, v);
     }
+}
+
+// Relax the arcs of entry e that fall to `lane` of the 2^lanes_log2 threads sharing it.
+template <typename D, bool CL, bool ASYNC = false>
+__device__ __forceinline__ void relax_entry(const Search<D>& s, const Entry& e, int lane, D hi,
+                                            int it, const Out& o, unsigned& edges,
+                                            unsigned& improved) {
+    if (e.start + lane >= e.end) return;
+    const D du = __ldcg(&s.dist[e.v]);
+    if (lane == 0) edges += (unsigned)(e.end - e.start);
+    for (int k = e.start + lane; k < e.end; k += 1 << s.lanes_log2)
+        relax<D, CL, ASYNC>(s, k, du, hi, it, o, improved);
 }
 
 // Relax the arcs of the `count` entries of frontier p: 2^lanes_log2 threads share each
@@ -418,16 +480,9 @@ template <typename D, bool CL>
 __device__ void advance(const Search<D>& s, int p, const Entry* list, long long count, D hi,
                         int it, const Out& o, long long tid, long long nthreads,
                         unsigned& edges, unsigned& improved) {
-    const int lanes = 1 << s.lanes_log2;
-    const int lane = (int)(tid & (lanes - 1));
-    for (long long i = tid >> s.lanes_log2; i < count; i += nthreads >> s.lanes_log2) {
-        const Entry e = entry_at<D, CL>(s, p, list, i);
-        if (e.start + lane >= e.end) continue;
-        const D du = __ldcg(&s.dist[e.v]);
-        if (lane == 0) edges += (unsigned)(e.end - e.start);
-        for (int k = e.start + lane; k < e.end; k += lanes)
-            relax<D, CL>(s, k, du, hi, it, o, improved);
-    }
+    const int lane = (int)(tid & ((1 << s.lanes_log2) - 1));
+    for (long long i = tid >> s.lanes_log2; i < count; i += nthreads >> s.lanes_log2)
+        relax_entry<D, CL>(s, entry_at<D, CL>(s, p, list, i), lane, hi, it, o, edges, improved);
 }
 
 // Delta-stepping's heavy pass: relax the heavy arcs of the nodes band[0:count).
@@ -455,7 +510,7 @@ __device__ __forceinline__ int far_candidate(const int* pile, bool scan, long lo
 // next batch (at either scope) reads them; *o.next_count becomes the frontier's size.
 template <typename D>
 __device__ void spill_all(const Search<D>& s, const Out& o, long long global) {
-    flush_far(s, o, 0);
+    flush_far(s, o, s.sh->far, &s.sh->fn, 0);
     long long at = global, total = global;
     for (unsigned r = 0; r < CLUSTER; ++r) {
         if (r < s.rank) at += part_size(s.sh, o.np, r);
@@ -464,6 +519,76 @@ __device__ void spill_all(const Search<D>& s, const Out& o, long long global) {
     const long long part = part_size(s.sh, o.np, s.rank);
     for (long long k = threadIdx.x; k < part; k += blockDim.x) o.next[at + k] = s.sh->q[o.np][k];
     if (s.rank == 0 && threadIdx.x == 0) *o.next_count = (u64)total;
+}
+
+// The far pile of parity ppar as a phase end reads it: its entries, or every node once it
+// overflowed (scan).
+struct Pile {
+    const int* list;
+    bool scan;
+    long long m;
+};
+
+template <typename D>
+__device__ __forceinline__ Pile far_pile(const Search<D>& s, int ppar) {
+    const long long count = (long long)vload(&s.ctl[C_PILE0 + ppar]);
+    const bool scan = count > s.pile_cap;
+    return Pile{s.pile[ppar], scan, scan ? s.n : count};
+}
+
+// Phase end, first pass: the smallest far distance at or above hi, reduced into
+// ctl[C_PMIN], which next_band reads after the scope's next barrier.
+template <typename D>
+__device__ void far_min(const Search<D>& s, const Pile& pile, D hi, long long tid,
+                        long long nthreads) {
+    D local = inf_of<D>();
+    for (long long k = tid; k < pile.m; k += nthreads) {
+        const D d = __ldcg(&s.dist[far_candidate(pile.list, pile.scan, k)]);
+        if (d >= hi && d < local) local = d;
+    }
+    local = cg::reduce(cg::tiled_partition<32>(cg::this_thread_block()), local, cg::less<D>());
+    if ((threadIdx.x & 31) == 0 && local != inf_of<D>()) atomicMin((D*)&s.ctl[C_PMIN], local);
+}
+
+// After far_min and a barrier: 1 when the far pile is empty, 2 when the target is settled,
+// else 0 and the next band [new_lo, new_hi), the Δ-aligned one holding the smallest far
+// distance.
+template <typename D>
+__device__ __forceinline__ int next_band(const Search<D>& s, D hi, D& new_lo, D& new_hi) {
+    const D INF = inf_of<D>();
+    const D pmin = *(volatile D*)&s.ctl[C_PMIN];
+    if (s.target >= 0 && __ldcg(&s.dist[s.target]) < hi) return 2;
+    if (pmin == INF) return 1;
+    new_lo = (pmin / s.delta) * s.delta;
+    new_hi = (new_lo > INF - s.delta) ? INF : (D)(new_lo + s.delta);
+    return 0;
+}
+
+// Phase end, second pass: the far pile's nodes of the new band go to the next frontier, the
+// others to the other pile; settled entries and duplicates (marked `epoch`) are dropped.
+// Thread k0 of nthreads takes candidates k0, k0 + nthreads, ...
+template <typename D, bool CL, bool ASYNC = false>
+__device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int ppar, D hi,
+                        D new_hi, int epoch, int it, long long k0, long long nthreads) {
+    int* other = s.pile[ppar ^ 1];
+    u64* other_count = &s.ctl[C_PILE0 + (ppar ^ 1)];
+    unsigned stale = 0, dups = 0;
+    for (long long k = k0; k < pile.m; k += nthreads) {
+        const int v = far_candidate(pile.list, pile.scan, k);
+        const D d = __ldcg(&s.dist[v]);
+        if (d < hi || d == inf_of<D>()) { stale += !pile.scan; continue; }
+        if (atomicExch(&s.mark[v], epoch) == epoch) { ++dups; continue; }
+        if (d < new_hi) {
+            const int start = (int)s.indptr[v], end = (int)s.light_end[v];
+            prefetch_arcs(s, start, end);
+            push_near<D, CL, ASYNC>(s, o, Entry{v, start, end});
+            enter_band(s, v, it);
+        } else {
+            append(other_count, other, v);
+        }
+    }
+    warp_add(&s.ctl[C_STALE], stale);
+    warp_add(&s.ctl[C_DUPS], dups);
 }
 
 #define KERNEL_PARAMS                                                                        \
@@ -492,7 +617,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 band, mark, REC ? reached_at : nullptr, near_at, REC ? settled_at : nullptr,
                 ctl, REC ? frames : nullptr, REC ? buckets : nullptr,
                 n, delta, target, light_heavy, lanes_log2,
-                reinterpret_cast<ClusterShared*>(dynamic_shared), 0,
+                reinterpret_cast<ClusterShared*>(dynamic_shared), nullptr, 0,
                 (unsigned)min(qcap, QCAP), (unsigned)min(fcap, FCAP)};
     // At cluster scope the grid is one cluster, so grid ranks are cluster ranks.
     cg::grid_group grid = cg::this_grid();
@@ -562,50 +687,18 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 advance_heavy<D, CL>(s, s.band + band_lo, band_hi - band_lo, hi, it, o, tid,
                                      nthreads, edges, improved);
             if (recording) add_counters(ctl, edges, improved);
-            if constexpr (CL) flush_far(s, o, 1);
+            if constexpr (CL) flush_far(s, o, s.sh->far, &s.sh->fn, 1);
             if (s.light_heavy || CL) scope_sync<CL>();
             if (s.settled_at)
                 for (long long i = band_lo + tid; i < band_hi; i += nthreads)
                     s.settled_at[__ldcg(&s.band[i])] = it;
-            int* pile = s.pile[ppar];
-            const long long pcount = (long long)vload(&ctl[C_PILE0 + ppar]);
-            const bool scan = pcount > s.pile_cap;
-            const long long m = scan ? s.n : pcount;
-            D local = INF;
-            for (long long k = tid; k < m; k += nthreads) {
-                D d = __ldcg(&s.dist[far_candidate(pile, scan, k)]);
-                if (d >= hi && d < local) local = d;
-            }
-            local = cg::reduce(cg::tiled_partition<32>(cg::this_thread_block()), local,
-                               cg::less<D>());
-            if ((threadIdx.x & 31) == 0 && local != INF) atomicMin((D*)&ctl[C_PMIN], local);
+            const Pile pile = far_pile(s, ppar);
+            far_min(s, pile, hi, tid, nthreads);
             scope_sync<CL>();
-            const D pmin = *(volatile D*)&ctl[C_PMIN];
-            const bool target_done = s.target >= 0 && __ldcg(&s.dist[s.target]) < hi;
-            if (target_done || pmin == INF) {
-                done = target_done ? 2 : 1;
-            } else {
-                const D new_lo = (pmin / s.delta) * s.delta;
-                const D new_hi = (new_lo > INF - s.delta) ? INF : (D)(new_lo + s.delta);
-                int* other = s.pile[ppar ^ 1];
-                u64* other_count = &ctl[C_PILE0 + (ppar ^ 1)];
-                unsigned stale = 0, dups = 0;
-                for (long long k = tid; k < m; k += nthreads) {
-                    int v = far_candidate(pile, scan, k);
-                    D d = __ldcg(&s.dist[v]);
-                    if (d < hi || d == INF) { stale += !scan; continue; }
-                    if (atomicExch(&s.mark[v], epoch + 1) == epoch + 1) { ++dups; continue; }
-                    if (d < new_hi) {
-                        const int start = (int)s.indptr[v], end = (int)s.light_end[v];
-                        prefetch_arcs(s, start, end);
-                        push_near<D, CL>(s, o, Entry{v, start, end});
-                        enter_band(s, v, it);
-                    } else {
-                        append(other_count, other, v);
-                    }
-                }
-                warp_add(&ctl[C_STALE], stale);
-                warp_add(&ctl[C_DUPS], dups);
+            D new_lo, new_hi;
+            done = next_band(s, hi, new_lo, new_hi);
+            if (!done) {
+                compact<D, CL>(s, o, pile, ppar, hi, new_hi, epoch + 1, it, tid, nthreads);
                 count = exchange<D, CL>(s, o, fpar, global, min_fill, rounds);
                 // Only thread 0 writes these, and nothing reads them before the next phase
                 // end, which is at least one barrier away.
@@ -620,7 +713,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 hi = new_hi;
             }
             if (tid == 0) {
-                if (scan) ctl[C_REBUILDS] += 1;
+                if (pile.scan) ctl[C_REBUILDS] += 1;
                 ctl[C_BSTART] = band_hi;
                 if (s.settled_at) ctl[C_SETTLED] += band_hi - band_lo;
             }
@@ -687,6 +780,144 @@ __device__ void search_batch(KERNEL_PARAMS) {
     }
 }
 
+#if CLUSTERS
+// Asynchronous Near-Far: relax the entries of this block's ring until it is drained, with
+// no barrier. A warp takes up to 32 >> lanes_log2 entries at a time and its lanes share each
+// entry's arcs as in the advance; improved nodes below hi go back on the same ring. Only the
+// block's own warps push to its ring, so once every taken entry is relaxed and none waits,
+// nothing can refill it: the block is done with the phase.
+template <typename D>
+__device__ void drain(const Search<D>& s, D hi, const Out& o, unsigned& edges,
+                      unsigned& improved, unsigned& taken) {
+    AsyncShared* r = s.ring;
+    const unsigned lane = threadIdx.x & 31, groups = 32u >> s.lanes_log2;
+    const unsigned group = lane >> s.lanes_log2;
+    while (true) {
+        unsigned first = 0, k = 0, idle = 0;
+        if (lane == 0) {
+            unsigned h = vload32(&r->head);
+            while (true) {
+                const unsigned waiting = vload32(&r->tail) - h;
+                if ((int)waiting <= 0) break;
+                const unsigned want = min(waiting, groups);
+                const unsigned seen = atomicCAS(&r->head, h, h + want);
+                if (seen == h) { first = h; k = want; break; }
+                h = seen;
+            }
+            if (k == 0) {
+                const unsigned finished = vload32(&r->done);
+                __threadfence_block();  // done before tail: a push counts before its parent
+                idle = finished == vload32(&r->tail);
+            }
+        }
+        k = __shfl_sync(0xffffffffu, k, 0);
+        if (k == 0) {
+            if (__shfl_sync(0xffffffffu, idle, 0)) return;
+            continue;
+        }
+        first = __shfl_sync(0xffffffffu, first, 0);
+        if (group < k) {
+            const unsigned ticket = first + group, slot = ticket & (s.qcap - 1);
+            while (vload32(&r->seq[slot]) != 2 * ticket + 1) {
+            }  // reserved: its producer is storing it
+            __threadfence_block();
+            const Entry e = r->ring[slot];
+            const unsigned sub = lane & ((1u << s.lanes_log2) - 1);
+            __syncwarp(((2u << ((1u << s.lanes_log2) - 1)) - 1) << (lane - sub));  // group read e
+            if (sub == 0) {
+                __threadfence_block();  // read before the slot is given back
+                *(volatile unsigned*)&r->seq[slot] = 2 * (ticket + s.qcap);
+            }
+            relax_entry<D, true, true>(s, e, (int)sub, hi, 0, o, edges, improved);
+        }
+        __syncwarp();
+        __threadfence_block();  // this warp's pushes before its entries count as done
+        if (lane == 0) {
+            atomicAdd(&r->done, k);
+            taken += k;
+        }
+    }
+}
+
+// Near-Far with asynchronous phases, on one cluster (no recording, every arc light). Each
+// phase drains the blocks' rings (drain); a cluster barrier then ends it with the far-pile
+// passes of the synchronous kernel, whose near nodes are dealt over the blocks' rings. The
+// search starts from the global frontier that the host (or a synchronous batch) left. An
+// entry that finds its ring full goes to that global list instead; the kernel then stops at
+// the phase end and leaves the synchronous kernel's state (the list, which repeats entries
+// already relaxed, the pile and the band), from which the host goes on in batches.
+template <typename D>
+__device__ void search_async(KERNEL_PARAMS) {
+    extern __shared__ unsigned char dynamic_shared[];
+    AsyncShared* r = reinterpret_cast<AsyncShared*>(dynamic_shared);
+    Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
+                band, mark, nullptr, nullptr, nullptr, ctl, nullptr, nullptr,
+                n, delta, target, 0, lanes_log2, nullptr, r, blockIdx.x,
+                (unsigned)min(qcap, RCAP), (unsigned)min(fcap, FCAP)};
+    cg::cluster_group cluster = cg::this_cluster();
+    const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    // Consecutive items go to different blocks, so that every block gets a share.
+    const long long dealt = threadIdx.x * (long long)gridDim.x + blockIdx.x;
+
+    if (vload(&ctl[C_DONE])) return;
+    const int it = (int)vload(&ctl[C_ITER]);
+    const int fpar = (int)vload(&ctl[C_FPAR]);
+    int ppar = (int)vload(&ctl[C_PPAR]);
+    D lo = (D)vload(&ctl[C_LO]);
+    D hi = (D)vload(&ctl[C_HI]);
+    Out o{0, &ctl[C_CNT0 + it % 3], s.front[fpar], &ctl[C_PILE0 + ppar], s.pile[ppar]};
+    const long long listed = (long long)vload(o.next_count);
+    if (threadIdx.x == 0) r->head = r->tail = r->done = r->fn = 0;
+    for (unsigned k = threadIdx.x; k < s.qcap; k += blockDim.x) r->seq[k] = 2 * k;
+    __syncthreads();
+    for (long long k = dealt; k < listed; k += nthreads) {
+        const Entry* e = &o.next[k];
+        push_near<D, true, true>(s, o, Entry{__ldcg(&e->v), __ldcg(&e->start), __ldcg(&e->end)});
+    }
+    __syncthreads();
+
+    int done = 0;
+    unsigned edges = 0, improved = 0, taken = 0;
+    for (int phase = 1;; ++phase) {
+        drain(s, hi, o, edges, improved, taken);
+        flush_far(s, o, r->far, &r->fn, 1);
+        cluster.sync();
+        if ((long long)vload(o.next_count) > listed) break;  // a ring was full: hand over
+        const Pile pile = far_pile(s, ppar);
+        far_min(s, pile, hi, tid, nthreads);
+        cluster.sync();
+        D new_lo, new_hi;
+        done = next_band(s, hi, new_lo, new_hi);
+        if (done) break;
+        // Marks of the synchronous kernel's compactions are positive: these never match.
+        compact<D, true, true>(s, o, pile, ppar, hi, new_hi, -phase, it, dealt, nthreads);
+        cluster.sync();  // every block has read C_PMIN and the pile's count
+        if (tid == 0) {
+            ctl[C_PILE0 + ppar] = 0;
+            ctl[C_PMIN] = (u64)inf_of<D>();
+            ctl[C_PHASE] += 1;
+            ctl[C_COMPACT] += 1;
+            if (pile.scan) ctl[C_REBUILDS] += 1;
+        }
+        ppar ^= 1;
+        o.pile_count = &ctl[C_PILE0 + ppar];
+        o.pile = s.pile[ppar];
+        lo = new_lo;
+        hi = new_hi;
+    }
+    add_counters(ctl, edges, improved);
+    if ((threadIdx.x & 31) == 0 && taken) atomicAdd(&ctl[C_QUEUED], (u64)taken);
+    if (tid == 0) {
+        ctl[C_PPAR] = ppar;
+        ctl[C_LO] = done ? hi : lo;
+        ctl[C_HI] = hi;
+        ctl[C_DONE] = done;
+        if (done == 1) ctl[C_PILE0 + ppar] = 0;
+    }
+}
+#endif
+
 // A search's starting state in one launch: every node unreached and unmarked but the source,
 // which is the first frontier entry (and, when the band is tracked, its first node; the
 // stamp arrays that exist start at -1).
@@ -727,6 +958,12 @@ template <typename D, bool REC>
 __global__ void __launch_bounds__(CLUSTER_THREADS) __cluster_dims__(CLUSTER, 1, 1)
     frontier_cluster(KERNEL_PARAMS) {
     search_batch<D, true, REC>(KERNEL_ARGS);
+}
+
+template <typename D>
+__global__ void __launch_bounds__(CLUSTER_THREADS) __cluster_dims__(CLUSTER, 1, 1)
+    frontier_async(KERNEL_PARAMS) {
+    search_async<D>(KERNEL_ARGS);
 }
 
 extern "C" __global__ void __cluster_dims__(CLUSTER, 1, 1) cluster_sync_probe(int rounds) {
