@@ -57,6 +57,16 @@ def test_cli_bench_writes_json(tmp_path, capsys):
     assert "near_far" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("record", [False, True])
+def test_cli_bench_default_methods(record, tmp_path):
+    out = tmp_path / "rows.json"
+    args = ["bench", "helsinki", "--sources", "1", "--backend", "cpu", "--out", str(out)]
+    assert main(args + ["--record"] * record) == 0
+    methods = [r["method"] for r in json.loads(out.read_text())]
+    # near_far_async has no iterations to record
+    assert ("near_far_async" in methods) != record and "near_far" in methods
+
+
 def test_cli_bench_bad_method(capsys):
     assert main(["bench", "helsinki", "--methods", "near_far,warp"]) == 2
     assert "unknown method 'warp'" in capsys.readouterr().err

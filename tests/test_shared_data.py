@@ -7,7 +7,7 @@ from engine import sssp
 
 from .graphs import OSM_CITIES, PACE, check_tree, load_shared
 
-METHODS = ["near_far", "delta_stepping", "bellman_ford"]
+METHODS = ["near_far", "delta_stepping", "bellman_ford", "near_far_async"]
 
 
 def _sources(graph, count, seed=7):
@@ -50,6 +50,7 @@ def test_ne_gpu_all_methods_sources_and_batches():
             for batch in (1, 2, 7, 64):
                 r = sssp(g, source, method=method, backend="gpu", batch_size=batch)
                 assert np.array_equal(r.distances, ref), (source, method, batch)
-        for delta in (1000, 50_000):
-            r = sssp(g, source, method="near_far", backend="gpu", delta=delta)
-            assert np.array_equal(r.distances, ref), (source, delta)
+        for method in ("near_far", "near_far_async"):
+            for delta in (1000, 50_000):
+                r = sssp(g, source, method=method, backend="gpu", delta=delta)
+                assert np.array_equal(r.distances, ref), (source, method, delta)
