@@ -348,7 +348,7 @@ def run(
         )
         state = ctl_dev.get()
         host_syncs += 1
-        size = int(state[C_CNT0])  # a handover leaves the frontier in slot 0 (no iteration)
+        size = _frontier_size(state)
     while state is None or not state[C_DONE]:
         if switching:
             current = _next_scope(current, size)
@@ -373,7 +373,7 @@ def run(
             if on_batch is not None:
                 on_batch()
         done_iter = iterations
-        size = int(state[C_CNT0 + iterations % 3])
+        size = _frontier_size(state)
     counters = Counters(
         iterations=int(state[C_ITER]),
         phases=int(state[C_PHASE]),
@@ -392,6 +392,11 @@ def run(
     wide = cp.empty(n, dtype=np.int64)
     _launch_elementwise("widen", dtype, n, (dist, np.int64(n), np.int64(UNREACHABLE), wide))
     return wide.get(out=_backend.pinned_empty(n, np.int64)), counters, settled_below
+
+
+def _frontier_size(state: np.ndarray) -> int:
+    """Entries of the frontier a launch left in global memory, from its control block."""
+    return int(state[C_CNT0 + int(state[C_ITER]) % 3])
 
 
 def _arg(array):

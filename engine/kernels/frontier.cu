@@ -361,7 +361,8 @@ __device__ long long exchange(const Search<D>& s, const Out& o, int p, long long
                               unsigned min_fill, Rounds& rounds) {
 #if CLUSTERS
     if constexpr (CL) {
-        flush_far(s, o, s.sh->far, &s.sh->fn, min_fill);  // begins with the block barrier that ends the appends
+        // flush_far begins with the block barrier that ends the appends
+        flush_far(s, o, s.sh->far, &s.sh->fn, min_fill);
         const unsigned round = rounds.made++;
         u64* bar = &s.sh->sizes_in[round & 1];
         if (threadIdx.x == 0) expect_bytes(bar, 4 * CLUSTER);
@@ -391,6 +392,11 @@ __device__ long long exchange(const Search<D>& s, const Out& o, int p, long long
     return global;
 }
 
+// An entry of a global frontier list, read at L2 (another block may have written it).
+__device__ __forceinline__ Entry load_entry(const Entry* e) {
+    return Entry{__ldcg(&e->v), __ldcg(&e->start), __ldcg(&e->end)};
+}
+
 // Entry i of the frontier of parity p: the blocks' shared-memory parts in rank order, then
 // the global list `list`.
 template <typename D, bool CL>
@@ -409,8 +415,7 @@ __device__ __forceinline__ Entry entry_at(const Search<D>& s, int p, const Entry
         }
     }
 #endif
-    const Entry* e = &list[i];
-    return Entry{__ldcg(&e->v), __ldcg(&e->start), __ldcg(&e->end)};
+    return load_entry(&list[i]);
 }
 
 // Start moving the arcs of a frontier entry into L2 now, so that the advance that relaxes
@@ -790,8 +795,9 @@ template <typename D>
 __device__ void drain(const Search<D>& s, D hi, const Out& o, unsigned& edges,
                       unsigned& improved, unsigned& taken) {
     AsyncShared* r = s.ring;
-    const unsigned lane = threadIdx.x & 31, groups = 32u >> s.lanes_log2;
-    const unsigned group = lane >> s.lanes_log2;
+    const unsigned lane = threadIdx.x & 31, lanes = 1u << s.lanes_log2, groups = 32u / lanes;
+    const unsigned group = lane / lanes, sub = lane % lanes;
+    const unsigned group_mask = ((2u << (lanes - 1)) - 1) << (group * lanes);
     while (true) {
         unsigned first = 0, k = 0, idle = 0;
         if (lane == 0) {
@@ -822,8 +828,7 @@ __device__ void drain(const Search<D>& s, D hi, const Out& o, unsigned& edges,
             }  // reserved: its producer is storing it
             __threadfence_block();
             const Entry e = r->ring[slot];
-            const unsigned sub = lane & ((1u << s.lanes_log2) - 1);
-            __syncwarp(((2u << ((1u << s.lanes_log2) - 1)) - 1) << (lane - sub));  // group read e
+            __syncwarp(group_mask);  // every lane of the group has read e
             if (sub == 0) {
                 __threadfence_block();  // read before the slot is given back
                 *(volatile unsigned*)&r->seq[slot] = 2 * (ticket + s.qcap);
@@ -871,10 +876,8 @@ __device__ void search_async(KERNEL_PARAMS) {
     if (threadIdx.x == 0) r->head = r->tail = r->done = r->fn = 0;
     for (unsigned k = threadIdx.x; k < s.qcap; k += blockDim.x) r->seq[k] = 2 * k;
     __syncthreads();
-    for (long long k = dealt; k < listed; k += nthreads) {
-        const Entry* e = &o.next[k];
-        push_near<D, true, true>(s, o, Entry{__ldcg(&e->v), __ldcg(&e->start), __ldcg(&e->end)});
-    }
+    for (long long k = dealt; k < listed; k += nthreads)
+        push_near<D, true, true>(s, o, load_entry(&o.next[k]));
     __syncthreads();
 
     int done = 0;
