@@ -14,8 +14,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .graph import UNREACHABLE
 from .methods import Counters, RunSpec
-from .recording import BUCKET_BINS, FRAME_FIELDS
+from .recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -50,6 +51,7 @@ class _CpuSearch:
         first = np.repeat(starts - np.cumsum(deg) + deg, deg)
         arcs = first + np.arange(total)
         heads = self.indices[arcs]
+        # Never wraps: graph.distance_dtype picks the type from the largest d(u) + w.
         cand = np.repeat(self.dist[nodes], deg) + self.weights[arcs]
         better = cand < self.dist[heads]
         heads, cand = heads[better], cand[better]
@@ -130,8 +132,8 @@ class _CpuSearch:
         values = {
             "iteration": c.iterations,
             "phase": c.phases,
-            "lo": int(lo),
-            "hi": int(hi),
+            "lo": frame_threshold(lo),
+            "hi": frame_threshold(hi),
             "frontier": frontier_size,
             "far_pile": pile,
             "edges_relaxed": c.edges_relaxed,
@@ -149,9 +151,9 @@ class _CpuSearch:
         far = self.dist[pile]
         far = far[far >= hi].astype(np.int64)
         if far.size:
-            offset = np.minimum(
-                far // self.spec.delta - int(lo) // self.spec.delta, BUCKET_BINS - 1
-            )
+            # Every distance is below 2^63 - 1, so a wider Δ puts them all in bucket 0 alike.
+            delta = min(self.spec.delta, UNREACHABLE)
+            offset = np.minimum(far // delta - int(lo) // delta, BUCKET_BINS - 1)
             bins += np.bincount(offset, minlength=BUCKET_BINS)
         return bins
 

@@ -26,10 +26,9 @@ import numpy as np
 
 from . import _backend
 from ._errors import GPUMemoryError
-from .graph import CSRGraph
+from .graph import UNREACHABLE, CSRGraph
 from .methods import Counters, RunSpec
-from .recording import BUCKET_BINS, FRAME_FIELDS
-from .search import UNREACHABLE
+from .recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
 
 KERNEL_FILE = "frontier.cu"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}
@@ -364,16 +363,18 @@ def run(
         iterations = int(state[C_ITER])
         if rec is not None:
             k = iterations - done_iter
-            rec.reached_at[:] = reached_at.get()
-            rec.near_at[:] = near_at.get()
-            rec.settled_at[:] = settled_at.get()
             rec.append(frames[:k].get(), buckets[:k].get() if buckets is not None else None)
             if buckets is not None:
                 buckets.fill(0)
-            if on_batch is not None:
+            if on_batch is not None:  # a stream sees each batch's node states
+                _copy_stamps(rec, reached_at, near_at, settled_at)
                 on_batch()
         done_iter = iterations
         size = _frontier_size(state)
+    if rec is not None and on_batch is None:
+        # Once, at the end: a copy per batch cost 1.2 MB a batch on 100k nodes, which made
+        # recorded searches at batch 1 of long chains run for minutes.
+        _copy_stamps(rec, reached_at, near_at, settled_at)
     counters = Counters(
         iterations=int(state[C_ITER]),
         phases=int(state[C_PHASE]),
@@ -392,6 +393,13 @@ def run(
     wide = cp.empty(n, dtype=np.int64)
     _launch_elementwise("widen", dtype, n, (dist, np.int64(n), np.int64(UNREACHABLE), wide))
     return wide.get(out=_backend.pinned_empty(n, np.int64)), counters, settled_below
+
+
+def _copy_stamps(rec, reached_at, near_at, settled_at) -> None:
+    """The node stamps of the recording, from the device."""
+    rec.reached_at[:] = reached_at.get()
+    rec.near_at[:] = near_at.get()
+    rec.settled_at[:] = settled_at.get()
 
 
 def _frontier_size(state: np.ndarray) -> int:
@@ -438,7 +446,7 @@ def _next_scope(current: str, size: int) -> str:
 def _initial_row(spec: RunSpec) -> np.ndarray:
     inf = int(np.iinfo(spec.dtype).max)
     values = dict.fromkeys(FRAME_FIELDS, 0)
-    values |= {"phase": 1, "hi": spec.initial_hi(inf), "reached": 1, "neared": 1}
+    values |= {"phase": 1, "hi": frame_threshold(spec.initial_hi(inf)), "reached": 1, "neared": 1}
     return np.array([[values[k] for k in FRAME_FIELDS]], dtype=np.int64)
 
 

@@ -35,14 +35,15 @@ def _integer(value, what: str) -> int:
 
 
 def delta(value, graph: CSRGraph) -> int:
-    """Return Δ: ``"auto"`` gives the graph's heuristic value; an integer must be ≥ 1."""
-    if value == "auto":
+    """Return Δ: ``"auto"`` gives the graph's heuristic value; an integer must be ≥ 1 and is
+    clamped to `CSRGraph.max_delta` (a wider band than every distance is one phase)."""
+    if isinstance(value, str) and value == "auto":
         return graph.auto_delta()
     value = _integer(value, "delta")
     if value < 1:
         msg = f"delta must be ≥ 1 (or 'auto'), got {value}"
         raise ParameterError(msg)
-    return value
+    return min(value, graph.max_delta())
 
 
 def batch_size(value) -> int:

@@ -23,6 +23,10 @@ from ._errors import NegativeWeightError, NodeNotFoundError, WeightOverflowError
 #: Largest weight a graph may carry (uint32).
 MAX_WEIGHT = int(np.iinfo(np.uint32).max)
 
+#: Distance of a node the source cannot reach (the largest ``int64``). Every distance a
+#: graph can have is below it: at most ``MAX_WEIGHT`` × (2^31 − 1) arcs.
+UNREACHABLE = int(np.iinfo(np.int64).max)
+
 #: The constant ``c`` of Davidson et al.'s heuristic Δ = c·w̄/d̄ (one warp's worth of work).
 AUTO_DELTA_C = 32
 
@@ -132,24 +136,50 @@ class CSRGraph:
             return 0, 0
         return int(self.weights.sum(dtype=np.uint64)), int(self.weights.max())
 
-    def distance_bound(self) -> int:
-        """An upper bound on any shortest-path distance: the weight of a longest simple path."""
+    def candidate_bound(self) -> int:
+        """An upper bound on any value a relaxation computes, ``d(u) + w(u, v)``.
+
+        A tentative distance is the length of a simple path (an improvement along a cycle is
+        never strict), so ``d(u) + w`` is the weight of a path of at most ``n`` distinct arcs:
+        at most the sum of all weights and at most ``n`` heaviest arcs: up to one heaviest
+        arc more than the longest distance.
+        """
         total, heaviest = self._weight_stats
-        return min(total, heaviest * max(self.n_nodes - 1, 0))
+        return min(total, heaviest * self.n_nodes)
 
     def distance_dtype(self) -> np.dtype:
-        """``uint32`` when every distance fits below its sentinel, else ``uint64``."""
-        if self.distance_bound() < int(np.iinfo(np.uint32).max):
+        """``uint32`` when every relaxation's sum fits below its sentinel, else ``uint64``.
+
+        This is the one rule that keeps distances from wrapping, on both backends and in
+        every kernel: the type is chosen from `candidate_bound` (the largest ``d(u) + w``),
+        not from the largest distance, so ``d(u) + w`` never wraps and never reaches the
+        sentinel (the type's maximum, "unreached"). With ``uint64`` it cannot either:
+        candidates stay below 2^63.
+        """
+        return self._distance_dtype
+
+    @functools.cached_property
+    def _distance_dtype(self) -> np.dtype:
+        if self.candidate_bound() < int(np.iinfo(np.uint32).max):
             return np.dtype(np.uint32)
         return np.dtype(np.uint64)
 
+    def max_delta(self) -> int:
+        """The largest Δ the searches take on this graph: the distance type's maximum.
+
+        A Δ at least this large makes one band of every distance (one phase), so larger
+        values are clamped to it, on both backends alike.
+        """
+        return int(np.iinfo(self.distance_dtype()).max)
+
     def auto_delta(self) -> int:
-        """Davidson et al.'s heuristic Δ = c·w̄/d̄ (c = `AUTO_DELTA_C`), at least 1."""
+        """Davidson et al.'s heuristic Δ = c·w̄/d̄ (c = `AUTO_DELTA_C`), clamped to
+        1..`max_delta`."""
         if self.n_arcs == 0:
             return 1
         mean_weight = self._weight_stats[0] / self.n_arcs
         mean_degree = self.n_arcs / max(self.n_nodes, 1)
-        return max(1, round(AUTO_DELTA_C * mean_weight / mean_degree))
+        return min(max(1, round(AUTO_DELTA_C * mean_weight / mean_degree)), self.max_delta())
 
     def light_end(self, delta: int) -> np.ndarray:
         """End of each row's light arcs (weight ≤ ``delta``), as ``int64`` positions."""

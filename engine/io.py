@@ -20,7 +20,10 @@ import functools
 import hashlib
 import json
 import os
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from . import dimacs, osm
 from ._errors import GraphFormatError, GraphNotFoundError, ParameterError
@@ -32,6 +35,27 @@ DEFAULT_NETWORK = "all"
 DEFAULT_WEIGHT = "length"
 _OSM_XML = (".osm", ".osm.gz", ".osm.bz2", ".xml")
 _DIMACS = (".gr", ".gr.gz", ".gr.xz", ".gr.bz2", ".dimacs")
+
+
+def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> Path:
+    """Write the file at ``path`` whole or not at all.
+
+    ``write(f)`` fills a temporary file in the same folder, which then replaces ``path`` in
+    one rename: a crash or a kill mid-write leaves the previous file as it was (and at most
+    a ``.NAME.*.tmp`` file beside it). Every file Frontier writes goes through here.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
 
 
 def cache_dir() -> Path:

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .graph import UNREACHABLE
+
 UNREACHED, FAR, NEAR, SETTLED = 0, 1, 2, 3
 
 #: Names of the node states, indexed by state code.
@@ -44,6 +46,12 @@ FRAME_FIELDS = (
     "settled",  # nodes settled so far
 )
 _F = {name: k for k, name in enumerate(FRAME_FIELDS)}
+
+
+def frame_threshold(value: int) -> int:
+    """A threshold (``lo``, ``hi``) as the ``int64`` frame table stores it: a threshold at
+    or beyond every distance (Bellman-Ford's ∞, a Δ of 2^63 or more) is `UNREACHABLE`."""
+    return min(int(value), UNREACHABLE)
 
 
 @dataclasses.dataclass(frozen=True)

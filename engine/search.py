@@ -13,12 +13,9 @@ import numpy as np
 
 from . import _backend, _validate
 from ._errors import ParameterError
-from .graph import CSRGraph
+from .graph import UNREACHABLE, CSRGraph
 from .methods import Counters, Method, RunSpec
 from .recording import Recording, Snapshot
-
-#: Distance of a node the source cannot reach (the largest ``int64``).
-UNREACHABLE = int(np.iinfo(np.int64).max)
 
 #: Relax iterations queued on the GPU between two host checks, unless told otherwise.
 DEFAULT_BATCH = 64

@@ -90,6 +90,86 @@ def test_uint64_distances(backend):
         assert r.distances.tolist() == [0, big, 2 * big, 2 * big + 7]
 
 
+# Issue #21: a relaxation's sum passed 2^32 in 32-bit distances, wrapped, and the search went
+# on from a wrong, smaller distance (or never ended). Each case has a watchdog.
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("method", SEARCHES)
+@pytest.mark.parametrize("batch", [1, 64])
+def test_sum_past_32_bits_does_not_wrap(backend, method, batch):
+    g = engine.from_arcs(2, [0, 1], [1, 1], [4294966375, 4294966935])
+    r = sssp(g, 0, method=method, backend=backend, batch_size=batch)
+    assert r.distances.tolist() == [0, 4294966375]
+    g = engine.from_arcs(3, [0, 1, 2], [1, 2, 1], [2**31 - 1] * 3)
+    r = sssp(g, 0, method=method, backend=backend, batch_size=batch)
+    assert r.distances.tolist() == [0, 2147483647, 4294967294]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("method", SEARCHES)
+def test_distances_at_the_32_bit_edge(backend, method):
+    rng = np.random.default_rng(21)
+    for _ in range(40):
+        n = int(rng.integers(2, 9))
+        m = int(rng.integers(1, 3 * n))
+        w = (2**32 - 2) // (n - 1) - rng.integers(0, 4, size=m)
+        g = engine.from_arcs(n, rng.integers(0, n, m), rng.integers(0, n, m), w)
+        source = int(rng.integers(0, n))
+        for delta in ("auto", 1, 2**31, 2**32 + 5):
+            r = sssp(g, source, method=method, backend=backend, delta=delta)
+            assert np.array_equal(r.distances, scipy_distances(g, source))
+
+
+def test_distance_type_holds_every_relaxation():
+    """No d(u) + w(u, v) exceeds `candidate_bound`, so the chosen type never wraps."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n = int(rng.integers(1, 12))
+        m = int(rng.integers(0, 4 * n))
+        g = random_graph(rng, n, m, max_weight=int(rng.choice([3, 1000, 2**32 - 1])))
+        for source in range(n):
+            d = scipy_distances(g, source)
+            reach = d[g.sources] != UNREACHABLE
+            sums = d[g.sources][reach] + g.weights[reach].astype(np.int64)
+            assert sums.max(initial=0) <= g.candidate_bound()
+        if g.candidate_bound() < 2**32 - 1:
+            assert g.distance_dtype() == np.uint32
+
+
+@pytest.mark.parametrize("delta", [2**32 - 1, 2**32, 2**40, 2**70])
+def test_any_delta_is_clamped_alike(backend, delta):
+    g = grid_graph(6, 6, seed=2)
+    assert g.distance_dtype() == np.uint32 and g.max_delta() == 2**32 - 1
+    for method in ("near_far", "near_far_async", "delta_stepping"):
+        r = sssp(g, 0, method=method, backend=backend, delta=delta)
+        assert r.delta == 2**32 - 1
+        assert r.counters.phases == 1
+        assert np.array_equal(r.distances, scipy_distances(g, 0))
+
+
+def test_auto_delta_is_clamped_for_heavy_weights(backend):
+    g = engine.from_arcs(2, [0], [1], [2**31 - 1])  # c·w̄/d̄ = 2^37 with 32-bit distances
+    assert g.distance_dtype() == np.uint32
+    assert g.auto_delta() == g.max_delta() == 2**32 - 1
+    r = sssp(g, 0, backend=backend)
+    assert r.delta == 2**32 - 1 and r.distances.tolist() == [0, 2**31 - 1]
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize(
+    ("method", "delta"),
+    [("bellman_ford", "auto"), ("near_far", 2**63 + 1), ("delta_stepping", 2**64 + 3)],
+)
+def test_recorded_thresholds_of_64_bit_searches(backend, method, delta):
+    """Thresholds beyond every distance are recorded as UNREACHABLE, never wrapped."""
+    g = engine.from_arcs(3, [0, 1], [1, 2], [2**32 - 1, 2**32 - 1])
+    r = sssp(g, 0, method=method, backend=backend, delta=delta, record=True)
+    assert r.distances.tolist() == [0, 2**32 - 1, 2**33 - 2]
+    lo, hi = r.recording.column("lo"), r.recording.column("hi")
+    assert (lo >= 0).all() and (hi >= lo).all()
+    assert hi[-1] == UNREACHABLE
+    assert r.recording.snapshot(len(r.recording) - 1).settled == 3
+
+
 @pytest.mark.parametrize("method", ["near_far", "delta_stepping"])
 def test_target_stops_early_with_final_distance(backend, method):
     g = grid_graph(40, 40, seed=5)

@@ -176,6 +176,15 @@ __device__ __forceinline__ long long part_size(const ClusterShared* sh, int p, u
 template <typename D>
 __device__ __forceinline__ D inf_of() { return (D)~(D)0; }
 
+// A threshold as the int64 frame table stores it: one at or beyond 2^63 - 1 (Bellman-Ford's
+// infinity in 64 bits, a Delta of 2^63 or more) is stored as 2^63 - 1, "unreachable", as the
+// NumPy twin does (recording.frame_threshold).
+template <typename D>
+__device__ __forceinline__ long long frame_threshold(D x) {
+    constexpr unsigned long long top = 0x7fffffffffffffffull;
+    return (unsigned long long)x > top ? (long long)top : (long long)x;
+}
+
 #if CLUSTERS
 __device__ __forceinline__ unsigned shared_address(const void* p) {
     return (unsigned)__cvta_generic_to_shared(p);
@@ -445,6 +454,7 @@ __device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D h
                                       const Out& o, unsigned& improved) {
     const int4 a = __ldg(reinterpret_cast<const int4*>(&s.arcs[k]));  // head, weight, range
     const int v = a.x;
+    // Never wraps: graph.distance_dtype picks D from the largest d(u) + w a search can form.
     const D nd = (D)(du + (D)(unsigned)a.y);
     D old = atomicMin(&s.dist[v], nd);
     if (nd >= old) return;
@@ -732,8 +742,8 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 long long* f = s.frames + (long long)b * F_FIELDS;
                 f[F_ITER] = it;
                 f[F_PHASE] = (long long)vload(&ctl[C_PHASE]);
-                f[F_LO] = (long long)(done ? hi : lo);
-                f[F_HI] = (long long)hi;
+                f[F_LO] = frame_threshold(done ? hi : lo);
+                f[F_HI] = frame_threshold(hi);
                 f[F_FRONTIER] = relaxed;
                 const u64 pile_now = done == 1 ? 0 : vload(&ctl[C_PILE0 + ppar]);
                 f[F_PILE] = (long long)min(pile_now, (u64)s.pile_cap);

@@ -1,0 +1,404 @@
+"""Seeded random search campaigns, every answer checked against SciPy's Dijkstra.
+
+A *case* is one graph, drawn from a shape (random, grid, star, chain, several components)
+and a weight family (small, mostly zero, wide, near `MAX_WEIGHT`, at the edge of 32-bit
+distances), with self loops, parallel arcs, zero weights and weights at `MAX_WEIGHT`
+sprinkled in, and a source (sometimes a target). Each case is searched by every iterative
+method, each at its own drawn Δ (1 to 2^40, or ``"auto"``) and batch size (1 to 1024), some
+of them recorded. A *search* is one of those runs; campaigns count searches.
+
+The searches run in a worker process under a watchdog: a search that outlasts its timeout
+is counted as a hang and its worker replaced, so the campaign goes on. Case ``k`` of seed
+``s`` is drawn from ``numpy.random.default_rng([s, k])`` alone, so ``draw_case(s, k)``
+rebuilds any reported failure without the cases before it.
+
+``python bench/fuzz.py`` runs a campaign from the shell; the tests run small ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import multiprocessing
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from .graph import MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
+
+SHAPES = ("random", "grid", "star", "chain", "components")
+FAMILIES = ("small", "zeros", "wide", "max", "edge", "half")
+METHODS = ("near_far", "near_far_async", "delta_stepping", "bellman_ford")
+BATCHES = (1, 2, 3, 8, 64, 1024)
+#: Δ values beyond every weight family's distances: one phase, clamped to the distance type.
+WIDE_DELTAS = (2**31, 2**32 - 1, 2**32, 2**39, 2**40)
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One search of a case: a method at a Δ and a batch size, recorded or not."""
+
+    method: str
+    delta: int | str
+    batch: int
+    record: bool
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Case:
+    """A drawn graph, its source and target, and the searches to run on it."""
+
+    seed: int
+    index: int
+    shape: str
+    family: str
+    n_nodes: int
+    tails: np.ndarray
+    heads: np.ndarray
+    weights: np.ndarray
+    source: int
+    target: int | None
+    runs: tuple[Run, ...]
+
+    def graph(self) -> CSRGraph:
+        return from_arcs(
+            self.n_nodes,
+            self.tails,
+            self.heads,
+            self.weights,
+            name=f"fuzz {self.seed}/{self.index} {self.shape} {self.family}",
+        )
+
+    def reproducer(self, run: Run, backend: str, max_nodes: int) -> str:
+        """Python that rebuilds this case and repeats ``run``."""
+        return (
+            f"c = engine.fuzz.draw_case({self.seed}, {self.index}, max_nodes={max_nodes}); "
+            f"engine.sssp(c.graph(), {self.source}, method={run.method!r}, "
+            f"backend={backend!r}, delta={run.delta!r}, batch_size={run.batch}, "
+            f"target={self.target!r}, record={run.record})"
+        )
+
+
+def _log_uniform(rng: np.random.Generator, low: int, high: int) -> int:
+    if high <= low:
+        return low
+    return round(math.exp(rng.uniform(math.log(low), math.log(high))))
+
+
+def _shape(rng: np.random.Generator, shape: str, n: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """Node count and arcs (tails, heads) of a graph of ``shape`` with about ``n`` nodes."""
+    if shape == "grid":
+        rows = max(1, int(math.sqrt(n)))
+        cols = max(1, n // rows)
+        n = rows * cols
+        idx = np.arange(n).reshape(rows, cols)
+        a = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
+        b = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
+        keep = rng.random(a.size) < 0.9  # missing streets
+        a, b = a[keep], b[keep]
+        return n, np.concatenate([a, b]), np.concatenate([b, a])
+    if shape == "star":
+        leaves = np.arange(1, n)
+        back = leaves[rng.random(leaves.size) < 0.5]
+        return n, np.concatenate([np.zeros(leaves.size, int), back]), np.concatenate(
+            [leaves, np.zeros(back.size, int)]
+        )
+    if shape == "chain":
+        a = np.arange(n - 1)
+        back = a[rng.random(a.size) < 0.3]
+        return n, np.concatenate([a, back + 1]), np.concatenate([a + 1, back])
+    if shape == "components":
+        parts = int(rng.integers(2, 6))
+        cuts = np.sort(rng.choice(np.arange(1, n), size=min(parts - 1, n - 1), replace=False))
+        tails, heads = [], []
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, n], strict=True):
+            m = int((hi - lo) * rng.uniform(1, 3))
+            tails.append(rng.integers(lo, hi, size=m))
+            heads.append(rng.integers(lo, hi, size=m))
+        return n, np.concatenate(tails), np.concatenate(heads)
+    m = int(n * rng.uniform(1, 4))
+    return n, rng.integers(0, n, size=m), rng.integers(0, n, size=m)
+
+
+def _weights(rng: np.random.Generator, family: str, m: int, n: int) -> np.ndarray:
+    if family == "small":
+        w = rng.integers(0, 21, size=m)
+    elif family == "zeros":
+        w = np.where(rng.random(m) < 0.7, 0, rng.integers(0, 6, size=m))
+    elif family == "wide":
+        w = rng.integers(0, MAX_WEIGHT + 1, size=m, dtype=np.int64)
+    elif family == "max":
+        w = MAX_WEIGHT - rng.integers(0, 4, size=m)
+    elif family == "edge":  # every distance fits 32 bits, a relaxation's sum may not
+        w = (2**32 - 2) // max(n - 1, 1) - rng.integers(0, 4, size=m)
+    else:  # "half": two arcs in a row pass 2^32
+        w = 2**31 - 1 - rng.integers(0, 3, size=m)
+    w = np.clip(np.asarray(w, dtype=np.int64), 0, MAX_WEIGHT)
+    # Zeros and MAX_WEIGHT sprinkled in; not at the 32-bit edge, which one MAX_WEIGHT
+    # arc would move into 64 bits.
+    for value in (0, MAX_WEIGHT)[: 1 if family in ("edge", "half") else 2]:
+        if m and rng.random() < 0.3:
+            w[rng.integers(0, m, size=int(rng.integers(1, 3)))] = value
+    return w
+
+
+def _delta(rng: np.random.Generator, weights: np.ndarray, n: int) -> int | str:
+    pick = rng.random()
+    if pick < 0.15:
+        return "auto"
+    if pick < 0.25:
+        return 1
+    if pick < 0.35:
+        return int(rng.choice(WIDE_DELTAS))
+    if pick < 0.55:
+        return 2 ** int(rng.integers(0, 41))
+    # Around the mean weight: Dijkstra-like to a few hops per band. Small graphs only take
+    # Δ of one or two units, whose phases are as many as the distinct distances.
+    mean = max(float(weights.mean()) if weights.size else 1.0, 1.0)
+    low = 1 if n <= 2000 else max(1, int(mean / 4))
+    return max(low, int(mean * 2.0 ** rng.uniform(-3, 8)))
+
+
+def draw_case(seed: int, index: int, *, max_nodes: int = 200) -> Case:
+    """Case ``index`` of the campaign of ``seed``, with at most about ``max_nodes`` nodes."""
+    rng = np.random.default_rng([seed, index])
+    shape = str(rng.choice(SHAPES))
+    family = str(rng.choice(FAMILIES))
+    size = _log_uniform(rng, 2, max_nodes)
+    if family in ("edge", "half") and rng.random() < 0.5:
+        size = int(rng.integers(2, 9))  # where a wrapped sum is a short path away
+    n, tails, heads = _shape(rng, shape, max(2, size))
+    tails, heads = np.asarray(tails, np.int64), np.asarray(heads, np.int64)
+    if tails.size and rng.random() < 0.5:  # parallel arcs, of other weights
+        dup = rng.integers(0, tails.size, size=int(rng.integers(1, 1 + tails.size // 4 + 1)))
+        tails, heads = np.concatenate([tails, tails[dup]]), np.concatenate([heads, heads[dup]])
+    if rng.random() < 0.5:  # self loops
+        loops = rng.integers(0, n, size=int(rng.integers(1, 1 + n // 8 + 1)))
+        tails, heads = np.concatenate([tails, loops]), np.concatenate([heads, loops])
+    weights = _weights(rng, family, tails.size, n)
+    source = int(rng.integers(0, n))
+    target = int(rng.integers(0, n)) if rng.random() < 0.25 else None
+    runs = tuple(
+        Run(
+            method,
+            _delta(rng, weights, n),
+            int(rng.choice(BATCHES)),
+            method != "near_far_async" and bool(rng.random() < 0.25),
+        )
+        for method in METHODS
+    )
+    return Case(seed, index, shape, family, n, tails, heads, weights, source, target, runs)
+
+
+def check(graph: CSRGraph, reference: np.ndarray, case: Case, run: Run, backend: str) -> str:
+    """Run one search and compare it with ``reference``; return "" or what is wrong."""
+    from .search import sssp
+
+    r = sssp(
+        graph,
+        case.source,
+        method=run.method,
+        backend=backend,
+        delta=run.delta,
+        batch_size=run.batch,
+        target=case.target,
+        record=run.record,
+    )
+    d = r.distances
+    if r.delta is not None and not 1 <= r.delta <= graph.max_delta():
+        return f"Δ {r.delta} outside 1..{graph.max_delta()}"
+    below = min(r.settled_below, UNREACHABLE)
+    if case.target is not None and reference[case.target] != UNREACHABLE:
+        if not d[case.target] < below:
+            return "the target is not final when the search stops"
+    # Final distances (below settled_below, by the search's account or by SciPy's) must be
+    # SciPy's; the others are upper bounds.
+    final = (d < below) | (reference < below)
+    wrong = np.flatnonzero(final & (d != reference) | (d < reference))
+    if wrong.size:
+        v = int(wrong[0])
+        return f"{wrong.size} wrong distances, e.g. node {v}: {int(d[v])} (SciPy {reference[v]})"
+    return _check_recording(r) if r.recording is not None else ""
+
+
+def _check_recording(r) -> str:
+    rec = r.recording
+    if len(rec) != r.counters.iterations + 1:
+        return f"{len(rec)} frames for {r.counters.iterations} iterations"
+    lo, hi = rec.column("lo"), rec.column("hi")
+    if (lo < 0).any() or (hi < lo).any() or (np.diff(hi) < 0).any():
+        return "recorded thresholds are negative, crossed or falling"
+    if r.target is None:
+        reached = int(np.count_nonzero(r.distances != UNREACHABLE))
+        if rec.snapshot(len(rec) - 1).settled != reached:
+            return "the last frame does not settle every reached node"
+    return ""
+
+
+def _scipy(graph: CSRGraph, source: int) -> np.ndarray:
+    from scipy.sparse.csgraph import dijkstra
+
+    from .search import from_scipy
+
+    # float64 sums are exact here: the drawn distances stay below 2^53.
+    return from_scipy(dijkstra(graph.scipy_matrix(), directed=True, indices=source))
+
+
+def _warm_up(backend: str) -> None:
+    """Compile the kernels before the watchdog starts counting (the first GPU search of a
+    process compiles them, which takes far longer than any search)."""
+    from .search import sssp
+
+    g = from_arcs(3, [0, 1], [1, 2], [1, 2])
+    for method in METHODS:
+        sssp(g, 0, method=method, backend=backend)
+        if method != "near_far_async":
+            sssp(g, 0, method=method, backend=backend, record=True)
+
+
+def _worker(conn, backend: str) -> None:
+    _warm_up(backend)
+    conn.send("ready")
+    while (case := conn.recv()) is not None:
+        graph = case.graph()
+        reference = _scipy(graph, case.source)
+        for run in case.runs:
+            try:
+                outcome = check(graph, reference, case, run, backend)
+            except Exception as exc:  # every exception is a finding, reported by the parent
+                outcome = f"error: {type(exc).__name__}: {exc}"
+            conn.send(outcome)
+
+
+@dataclasses.dataclass
+class Report:
+    """Counts of a campaign and its failures (each with a reproducer)."""
+
+    seed: int
+    backend: str
+    max_nodes: int
+    timeout_s: float
+    device: str = ""
+    cases: int = 0
+    searches: int = 0
+    wrong: int = 0
+    errors: int = 0
+    hangs: int = 0
+    elapsed_s: float = 0.0
+    by_method: dict[str, int] = dataclasses.field(default_factory=dict)
+    failures: list[dict] = dataclasses.field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return self.wrong == self.errors == self.hangs == 0
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def line(self) -> str:
+        return (
+            f"{self.searches} searches on {self.cases} graphs ({self.backend}, seed "
+            f"{self.seed}): {self.wrong} wrong, {self.errors} errors, {self.hangs} hangs"
+        )
+
+
+class _Watched:
+    """A worker process and its pipe; replaced after a hang or a crash."""
+
+    def __init__(self, backend: str, start_timeout: float):
+        ctx = multiprocessing.get_context("spawn")  # no CUDA state is inherited
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker, args=(child, backend), daemon=True)
+        self.proc.start()
+        child.close()
+        try:
+            if self.conn.poll(start_timeout) and self.conn.recv() == "ready":
+                return
+        except EOFError:
+            pass
+        self.stop()
+        msg = f"the {backend} worker did not start within {start_timeout:.0f} s"
+        raise RuntimeError(msg)
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+
+def campaign(
+    searches: int,
+    *,
+    seed: int = 0,
+    backend: str = "cpu",
+    max_nodes: int = 200,
+    timeout_s: float = 20.0,
+    start_timeout_s: float = 600.0,
+    max_seconds: float | None = None,
+    progress: Callable[[Report], None] | None = None,
+) -> Report:
+    """Run at least ``searches`` searches of seeded cases on ``backend``; return the counts.
+
+    Each search has ``timeout_s`` seconds before it counts as a hang. With ``max_seconds``
+    no new case starts after that long (the report says how many searches ran).
+    """
+    from ._backend import device_name
+
+    report = Report(seed, backend, max_nodes, timeout_s, device=device_name(backend))
+    start = time.perf_counter()
+    worker = _Watched(backend, start_timeout_s)
+    try:
+        while report.searches < searches:
+            if max_seconds is not None and time.perf_counter() - start > max_seconds:
+                break
+            case = draw_case(seed, report.cases, max_nodes=max_nodes)
+            report.cases += 1
+            worker.conn.send(case)
+            for run in case.runs:
+                outcome = _await(worker, timeout_s)
+                report.searches += 1
+                report.by_method[run.method] = report.by_method.get(run.method, 0) + 1
+                if outcome:
+                    _fail(report, case, run, outcome)
+                if outcome.startswith(("hang", "error: worker")):
+                    worker.stop()
+                    worker = _Watched(backend, start_timeout_s)
+                    break  # the case's other searches are not run
+            if progress is not None:
+                progress(report)
+    finally:
+        worker.stop()
+    report.elapsed_s = round(time.perf_counter() - start, 3)
+    return report
+
+
+def _await(worker: _Watched, timeout_s: float) -> str:
+    if not worker.conn.poll(timeout_s):
+        return f"hang: no answer within {timeout_s:g} s"
+    try:
+        return worker.conn.recv()
+    except EOFError:
+        return f"error: worker died (exit code {worker.proc.exitcode})"
+
+
+def _fail(report: Report, case: Case, run: Run, outcome: str) -> None:
+    kind = "hangs" if outcome.startswith("hang") else "errors"
+    if not outcome.startswith(("hang", "error")):
+        kind = "wrong"
+    setattr(report, kind, getattr(report, kind) + 1)
+    report.failures.append(
+        {
+            "kind": kind,
+            "case": case.index,
+            "shape": case.shape,
+            "family": case.family,
+            "nodes": case.n_nodes,
+            "method": run.method,
+            "delta": run.delta,
+            "batch": run.batch,
+            "record": run.record,
+            "outcome": outcome,
+            "reproduce": case.reproducer(run, report.backend, report.max_nodes),
+        }
+    )

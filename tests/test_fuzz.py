@@ -1,0 +1,58 @@
+"""Seeded search campaigns against SciPy (engine.fuzz): a small one on the CPU in CI, a
+larger one on the GPU. The seed is printed; ``FRONTIER_FUZZ_SEED`` and
+``FRONTIER_FUZZ_SEARCHES`` change them."""
+
+import os
+
+import numpy as np
+import pytest
+
+from engine import fuzz
+
+SEED = int(os.environ.get("FRONTIER_FUZZ_SEED", "21"))
+
+
+def _run(searches: int, **options) -> fuzz.Report:
+    print(f"fuzz campaign: seed {SEED}, {searches} searches, {options}")
+    report = fuzz.campaign(searches, seed=SEED, **options)
+    print(report.line())
+    assert report.clean, "\n".join(f"{f['outcome']}\n  {f['reproduce']}" for f in report.failures)
+    assert report.searches >= searches
+    return report
+
+
+def test_cpu_campaign():
+    searches = int(os.environ.get("FRONTIER_FUZZ_SEARCHES", "4000"))
+    report = _run(searches, backend="cpu", max_nodes=200)
+    assert set(report.by_method) == set(fuzz.METHODS)
+
+
+@pytest.mark.gpu
+def test_gpu_campaign():
+    searches = int(os.environ.get("FRONTIER_FUZZ_SEARCHES", "2000"))
+    _run(searches, backend="gpu", max_nodes=20_000)
+
+
+def test_cases_are_reproducible_and_varied():
+    a, b = fuzz.draw_case(SEED, 7), fuzz.draw_case(SEED, 7)
+    assert np.array_equal(a.weights, b.weights) and a.runs == b.runs
+    cases = [fuzz.draw_case(SEED, k) for k in range(300)]
+    assert {c.shape for c in cases} == set(fuzz.SHAPES)
+    assert {c.family for c in cases} == set(fuzz.FAMILIES)
+    deltas = {r.delta for c in cases for r in c.runs}
+    assert {"auto", 1} <= deltas and max(d for d in deltas if d != "auto") >= 2**32
+    assert {r.batch for c in cases for r in c.runs} == set(fuzz.BATCHES)
+    graphs = [c.graph() for c in cases]
+    assert any(g.distance_dtype() == np.uint64 for g in graphs)
+    assert any((g.weights == 0).any() for g in graphs)
+    assert any((g.sources == g.indices).any() for g in graphs)  # self loops
+
+
+def test_watchdog_counts_a_hang_and_goes_on():
+    """A search that does not answer in time is a hang; the worker is replaced and the
+    campaign finishes its searches."""
+    report = fuzz.campaign(12, seed=SEED, backend="cpu", timeout_s=0)
+    assert report.hangs >= 1 and not report.clean
+    assert report.searches >= 12
+    assert all(f["kind"] == "hangs" for f in report.failures)
+    assert report.failures[0]["reproduce"].startswith("c = engine.fuzz.draw_case(")
