@@ -2,6 +2,10 @@
 
     python bench/fuzz.py --searches 10000 --backend gpu --max-nodes 120000 --seed 21 \
         [--timeout 20] [--out bench/results/fuzz.json]
+    python bench/fuzz.py --files 10000 --seed 21 [--timeout 10]
+
+With ``--files`` it mutates valid graph files instead and loads each (engine.fuzz's file
+campaign): a load must succeed, with right distances, or end in a one-line error.
 
 Every search is one method at one Δ and batch size on one drawn graph, checked node by node;
 each runs under a watchdog (``--timeout`` seconds) so a hang is counted, not waited on. Prints
@@ -26,6 +30,7 @@ from engine.io import write_atomic
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--searches", type=int, default=10_000)
+    parser.add_argument("--files", type=int, help="mutated files to load instead")
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--backend", default="cpu", choices=["cpu", "gpu"])
     parser.add_argument("--max-nodes", type=int, default=200)
@@ -34,24 +39,31 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
-    bar = tqdm(total=args.searches, unit="search", file=sys.stderr)
+    bar = tqdm(
+        total=args.files or args.searches, unit="file" if args.files else "search", file=sys.stderr
+    )
 
     def progress(report: fuzz.Report) -> None:
         bar.update(report.searches - bar.n)
         bar.set_postfix(wrong=report.wrong, errors=report.errors, hangs=report.hangs)
 
-    report = fuzz.campaign(
-        args.searches,
-        seed=args.seed,
-        backend=args.backend,
-        max_nodes=args.max_nodes,
-        timeout_s=args.timeout,
-        max_seconds=args.max_seconds,
-        progress=progress,
-    )
+    if args.files:
+        report = fuzz.file_campaign(
+            args.files, seed=args.seed, timeout_s=args.timeout, progress=progress
+        )
+    else:
+        report = fuzz.campaign(
+            args.searches,
+            seed=args.seed,
+            backend=args.backend,
+            max_nodes=args.max_nodes,
+            timeout_s=args.timeout,
+            max_seconds=args.max_seconds,
+            progress=progress,
+        )
     bar.close()
     for failure in report.failures:
-        print(f"{failure['kind']}: {failure['outcome']}\n  {failure['reproduce']}")
+        print(f"{failure['kind']}: {failure['outcome']}\n  {failure.get('reproduce', '')}")
     print(f"{report.line()} in {report.elapsed_s:.1f} s on {report.device}")
     if args.out:
         record = report.as_dict() | {"finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}

@@ -42,5 +42,9 @@ class BackendUnavailableError(FrontierError):
     """The GPU backend was asked for but CUDA or CuPy is not usable here."""
 
 
+class GraphTooLargeError(FrontierError):
+    """A graph is larger than a limit (the dashboard's) or than the memory free here."""
+
+
 class GPUMemoryError(FrontierError):
     """A graph does not fit in the free memory of the GPU."""

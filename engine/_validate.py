@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numbers
+import os
 
-from ._errors import NodeNotFoundError, ParameterError
-from .graph import CSRGraph
+from ._errors import GraphTooLargeError, NodeNotFoundError, ParameterError
+from .graph import MAX_NODES, CSRGraph
 from .methods import BACKENDS, METHODS, Method
 
 
@@ -64,3 +65,37 @@ def node(value, graph: CSRGraph, what: str) -> int:
         msg = f"{what} {value} is not a node index of a graph with {graph.n_nodes} nodes"
         raise NodeNotFoundError(msg)
     return int(value)
+
+
+#: Peak bytes of memory a load takes per node and per arc (parsed table, sorting, CSR).
+LOAD_BYTES_PER_NODE, LOAD_BYTES_PER_ARC = 48, 96
+
+
+def available_memory() -> int:
+    """Bytes of memory free for a new allocation here (``MemAvailable`` on Linux)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def graph_size(n_nodes: int, n_arcs: int, name: str, *, max_nodes: int | None = None) -> None:
+    """Refuse a graph, from the sizes it declares, before anything is allocated for it:
+    over ``max_nodes``, over `MAX_NODES`, or more than the memory free here."""
+    limit = MAX_NODES if max_nodes is None else min(max_nodes, MAX_NODES)
+    if n_nodes > limit:
+        where = "Frontier takes" if max_nodes is None else "this dashboard takes"
+        msg = f"{name} has {n_nodes:,} nodes; {where} at most {limit:,}"
+        raise GraphTooLargeError(msg)
+    need = LOAD_BYTES_PER_NODE * n_nodes + LOAD_BYTES_PER_ARC * n_arcs
+    free = available_memory()
+    if need > free:
+        msg = (
+            f"{name} has {n_nodes:,} nodes and {n_arcs:,} arcs, about "
+            f"{need / 2**30:,.1f} GiB to load, but {free / 2**30:,.1f} GiB is free"
+        )
+        raise GraphTooLargeError(msg)

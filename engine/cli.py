@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -58,21 +59,33 @@ def _delta(text: str):
         raise argparse.ArgumentTypeError(msg) from None
 
 
-def _count(flag: str):
-    """An argparse type for a count option, whose error names ``flag``."""
+def _count(flag: str, least: int = 1):
+    """An argparse type for an integer option of at least ``least``, whose error names
+    ``flag``."""
 
     def parse(text: str) -> int:
         try:
-            return int(text)
+            value = int(text)
         except ValueError:
-            msg = f"{flag} must be an integer ≥ 1, got {text!r}"
-            raise argparse.ArgumentTypeError(msg) from None
+            value = None
+        if value is None or value < least:
+            msg = f"{flag} must be an integer ≥ {least}, got {text!r}"
+            raise argparse.ArgumentTypeError(msg)
+        return value
 
     return parse
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (the usage is in ``--help``)."""
+
+    def error(self, message: str):
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="frontier",
         description="Shortest-path searches (Near-Far, Δ-stepping, Bellman-Ford, Dijkstra) "
         "on road graphs, on the GPU or the CPU.",
@@ -149,7 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="sources per graph (default: %(default)s)",
     )
-    bench.add_argument("--seed", type=int, default=0, help="source seed (default: 0)")
+    bench.add_argument(
+        "--seed", type=_count("--seed", 0), default=0, help="source seed (default: 0)"
+    )
     bench.add_argument("--delta", default="auto", type=_delta, metavar="N|auto")
     bench.add_argument("--batch", default=DEFAULT_BATCH, type=_count("--batch"), metavar="N")
     bench.add_argument("--backend", default="auto", metavar="B")
@@ -180,6 +195,7 @@ def _info(args) -> int:
 
 
 def _bench(args) -> int:
+    out = _output(args.out, ".json")
     given = args.methods or ",".join(RECORDABLE if args.record else ITERATIVE)
     methods = tuple(m.strip() for m in given.split(",") if m.strip())
     for m in methods:
@@ -196,20 +212,39 @@ def _bench(args) -> int:
             batch_size=args.batch,
             record=args.record,
         )
-    if args.out:
-        Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
+    if out is not None:
+        text = json.dumps(rows, indent=2) + "\n"
+        io.write_atomic(out, lambda f: f.write(text.encode()))
     print(json.dumps(rows, indent=2) if args.json else table(rows))
     return 0
+
+
+def _output(given: str | None, suffix: str) -> Path | None:
+    """The path ``--out`` names, checked before any work: written exactly as given (a
+    temporary file renamed over it), so it must end in ``suffix`` and lie in a folder."""
+    if given is None:
+        return None
+    out = Path(given)
+    if out.is_dir():
+        msg = f"--out {given} is a folder; give a file name ending in {suffix}"
+        raise ParameterError(msg)
+    if out.suffix.lower() != suffix:
+        msg = f"--out {given} must end in {suffix}"
+        raise ParameterError(msg)
+    if not out.parent.is_dir():
+        msg = f"cannot write {given}: folder {str(out.parent)!r} does not exist"
+        raise ParameterError(msg)
+    if not os.access(out.parent, os.W_OK):
+        msg = f"cannot write {given}: folder {str(out.parent)!r} is not writable"
+        raise ParameterError(msg)
+    return out
 
 
 def _solve(args) -> int:
     graph = _load(args, args.graph)
     source = graph.index_of(args.source) if args.source is not None else 0
     target = graph.index_of(args.target) if args.target is not None else None
-    out = Path(args.out) if args.out else None
-    if out is not None and not out.parent.is_dir():
-        msg = f"cannot write {args.out}: folder {str(out.parent)!r} does not exist"
-        raise ParameterError(msg)
+    out = _output(args.out, ".npz")
     result = sssp(
         graph,
         source,
@@ -227,7 +262,8 @@ def _solve(args) -> int:
             else None
         )
     if out is not None:
-        np.savez(out, node_ids=graph.node_ids, dist=result.distances, pred=result.predecessors)
+        arrays = {"node_ids": graph.node_ids, "dist": result.distances, "pred": result.predecessors}
+        io.write_atomic(out, lambda f: np.savez(f, **arrays))
         summary["out"] = str(out)
     if args.json:
         print(json.dumps(summary, indent=2))

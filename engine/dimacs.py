@@ -22,27 +22,70 @@ from pathlib import Path
 
 import numpy as np
 
-from ._errors import GraphFormatError, ParameterError
-from .graph import CSRGraph, from_arcs
+from . import _validate
+from ._errors import GraphFormatError, ParameterError, WeightOverflowError
+from .graph import MAX_WEIGHT, CSRGraph, from_arcs
 
-_HEADER = re.compile(rb"^p[ \t]+(sp|tw)[ \t]+(\d+)[ \t]+(\d+)[ \t]*$", re.MULTILINE)
-_OPENERS = {".gz": gzip.decompress, ".xz": lzma.decompress, ".bz2": bz2.decompress}
+_HEADER = re.compile(rb"^p[ \t]+(sp|tw)[ \t]+(\d+)[ \t]+(\d+)[ \t\r]*$", re.MULTILINE)
+#: The first line that is neither blank, a comment, nor an arc (``a U V W``) or edge (``U V``)
+#: line; the problem line is taken out before this looks.
+_BAD_LINE = {
+    kind: re.compile(rb"^(?![ \t]*(?:c[^\n]*|" + line + rb"[ \t]*)?$).*$", re.MULTILINE)
+    for kind, line in (("sp", rb"a[ \t]+\d+[ \t]+\d+[ \t]+-?\d+"), ("tw", rb"\d+[ \t]+\d+"))
+}
+_OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
+#: Magic numbers of the compressed formats, for files whose name does not say.
+_MAGIC = {b"\x1f\x8b": ".gz", b"\xfd7zXZ": ".xz", b"BZh": ".bz2"}
 
 
-def read_bytes(path: Path) -> bytes:
-    """The file's bytes, decompressed by suffix; format errors become `GraphFormatError`."""
-    data = path.read_bytes()
-    opener = _OPENERS.get(path.suffix.lower())
-    if opener is not None:
-        try:
-            data = opener(data)
-        except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
-            msg = f"{path.name}: cannot decompress ({exc}); the file is corrupt or truncated"
-            raise GraphFormatError(msg) from None
+def compression(path: Path) -> str | None:
+    """``.gz``, ``.xz`` or ``.bz2`` when the file is compressed (by its first bytes), else
+    None."""
+    with path.open("rb") as f:
+        head = f.read(6)
+    return next((kind for magic, kind in _MAGIC.items() if head.startswith(magic)), None)
+
+
+def read_bytes(path: Path, *, max_bytes: int | None = None, head: int | None = None) -> bytes:
+    """The file's bytes, decompressed when compressed, at most ``max_bytes`` of them once
+    decompressed (or only the first ``head`` bytes); format errors become
+    `GraphFormatError`."""
+    opener = _OPENERS.get(compression(path) or "", open)
+    limit = max_bytes if max_bytes is not None else -1
+    try:
+        with opener(path, "rb") as f:
+            if head is not None:
+                return f.read(head)
+            data = _read_upto(f, limit)
+    except (EOFError, lzma.LZMAError, ValueError, OSError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        msg = f"{path.name}: cannot decompress ({exc}); the file is corrupt or truncated"
+        raise GraphFormatError(msg) from None
+    if limit >= 0 and len(data) > limit:
+        msg = (
+            f"{path.name} holds more than {limit / 2**20:,.0f} MiB of text once decompressed; "
+            "that is more than this server takes (use the CLI for large graphs)"
+        )
+        raise GraphFormatError(msg)
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")  # CRLF files; a lone CR is a malformed line
     if not data.strip():
         msg = f"{path.name} is empty; give a graph file with a 'p sp' or 'p tw' header"
         raise GraphFormatError(msg)
     return data
+
+
+def _read_upto(f, limit: int) -> bytes:
+    """All of ``f``, or its first ``limit + 1`` bytes, in chunks (a single ``read(limit)``
+    would allocate ``limit`` bytes however small the file)."""
+    if limit < 0:
+        return f.read()
+    chunks, size = [], 0
+    while size <= limit and (chunk := f.read(min(1 << 22, limit + 1 - size))):
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def looks_like_dimacs(data: bytes) -> bool:
@@ -67,21 +110,45 @@ def random_weights(seed: int, count: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(1, 1001, size=count)
 
 
-def read_dimacs(path: Path, *, weights: str | None = None, name: str | None = None) -> CSRGraph:
+def read_dimacs(
+    path: Path,
+    *,
+    weights: str | None = None,
+    name: str | None = None,
+    max_nodes: int | None = None,
+    max_bytes: int | None = None,
+) -> CSRGraph:
     """Read a DIMACS ``.gr`` or PACE file into a `CSRGraph`.
+
+    The sizes its problem line declares are checked (against ``max_nodes`` and the memory
+    free here) before anything is allocated for them; ``max_bytes`` bounds the file's text
+    once decompressed.
 
     Raises
     ------
     GraphFormatError
-        On a missing or malformed header, a truncated body, or ids out of range.
+        On a missing or malformed header, a malformed line (named by its number), a
+        truncated body, or ids out of range.
+    GraphTooLargeError
+        When the declared graph is over ``max_nodes`` or would not fit in memory.
     """
     choice = parse_weights(weights)
-    data = read_bytes(path)
+    data = read_bytes(path, max_bytes=max_bytes)
     header = _HEADER.search(data)
     if header is None:
         msg = f"{path.name}: no 'p sp N M' or 'p tw N M' line; not a DIMACS or PACE file"
         raise GraphFormatError(msg)
     kind, n, m = header.group(1).decode(), int(header.group(2)), int(header.group(3))
+    _validate.graph_size(n, m * (2 if kind == "tw" else 1), path.name, max_nodes=max_nodes)
+    bad = _BAD_LINE[kind].search(data, 0, header.start()) or _BAD_LINE[kind].search(
+        data, header.end() + 1
+    )
+    if bad is not None:
+        line = data.count(b"\n", 0, bad.start()) + 1
+        text = bad.group().decode(errors="replace")[:60]
+        want = "'a U V W'" if kind == "sp" else "'U V'"
+        msg = f"{path.name}, line {line}: {text!r} is not a comment or a {want} line"
+        raise GraphFormatError(msg)
     body = data[: header.start()] + data[header.end() :]
     table = _parse_table(body, kind == "sp", path.name)
     if len(table) != m:
@@ -137,15 +204,17 @@ def _parse_table(body: bytes, arcs: bool, filename: str) -> np.ndarray:
             dtype=np.int64,
             engine="c",
         )
-    except (ValueError, pd.errors.ParserError) as exc:
+    except (ValueError, OverflowError, pd.errors.ParserError) as exc:
+        huge = re.search(rb"\d{19,}", text)  # every line is well formed: a number is too big
+        if huge is not None:
+            msg = (
+                f"{filename}: the number {huge.group()[:30].decode()} does not fit 64 bits; "
+                f"weights are at most {MAX_WEIGHT}"
+            )
+            raise WeightOverflowError(msg) from None
         first = str(exc).splitlines()[0]
         msg = f"{filename}: malformed line ({first}); the file is corrupt"
         raise GraphFormatError(msg) from None
-    if arcs:
-        tags = set(re.findall(rb"^[ \t]*(\S+)", text[: 1 << 16], re.MULTILINE))
-        if tags != {b"a"}:
-            msg = f"{filename}: arc lines must start with 'a'; the file is corrupt"
-            raise GraphFormatError(msg)
     table = frame.to_numpy(dtype=np.int64)
     if table.shape[1] != width:
         msg = f"{filename}: lines need {width} numbers; the file is corrupt"

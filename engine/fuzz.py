@@ -12,16 +12,24 @@ is counted as a hang and its worker replaced, so the campaign goes on. Case ``k`
 ``s`` is drawn from ``numpy.random.default_rng([s, k])`` alone, so ``draw_case(s, k)``
 rebuilds any reported failure without the cases before it.
 
+*File campaigns* (`file_campaign`) mutate the bytes of valid graph files (DIMACS, PACE, OSM
+XML, osmnx GraphML, OSM PBF, some of them compressed) and load each: every one must load or
+be refused with a one-line `FrontierError` within the timeout, and a graph that loads is
+searched and checked against SciPy.
+
 ``python bench/fuzz.py`` runs a campaign from the shell; the tests run small ones.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import math
 import multiprocessing
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -101,8 +109,10 @@ def _shape(rng: np.random.Generator, shape: str, n: int) -> tuple[int, np.ndarra
     if shape == "star":
         leaves = np.arange(1, n)
         back = leaves[rng.random(leaves.size) < 0.5]
-        return n, np.concatenate([np.zeros(leaves.size, int), back]), np.concatenate(
-            [leaves, np.zeros(back.size, int)]
+        return (
+            n,
+            np.concatenate([np.zeros(leaves.size, int), back]),
+            np.concatenate([leaves, np.zeros(back.size, int)]),
         )
     if shape == "chain":
         a = np.arange(n - 1)
@@ -261,6 +271,9 @@ def _worker(conn, backend: str) -> None:
     _warm_up(backend)
     conn.send("ready")
     while (case := conn.recv()) is not None:
+        if isinstance(case, Path):
+            conn.send(_check_file(case, backend))
+            continue
         graph = case.graph()
         reference = _scipy(graph, case.source)
         for run in case.runs:
@@ -280,13 +293,14 @@ class Report:
     max_nodes: int
     timeout_s: float
     device: str = ""
+    kind: str = "searches"  # or "files": loads of mutated files
     cases: int = 0
     searches: int = 0
     wrong: int = 0
     errors: int = 0
     hangs: int = 0
     elapsed_s: float = 0.0
-    by_method: dict[str, int] = dataclasses.field(default_factory=dict)
+    counts: dict[str, int] = dataclasses.field(default_factory=dict)
     failures: list[dict] = dataclasses.field(default_factory=list)
 
     @property
@@ -297,16 +311,21 @@ class Report:
         return dataclasses.asdict(self)
 
     def line(self) -> str:
+        what = (
+            f"{self.cases} mutated files"
+            if self.kind == "files"
+            else f"{self.searches} searches on {self.cases} graphs"
+        )
         return (
-            f"{self.searches} searches on {self.cases} graphs ({self.backend}, seed "
-            f"{self.seed}): {self.wrong} wrong, {self.errors} errors, {self.hangs} hangs"
+            f"{what} ({self.backend}, seed {self.seed}): {self.wrong} wrong, "
+            f"{self.errors} errors, {self.hangs} hangs"
         )
 
 
 class _Watched:
     """A worker process and its pipe; replaced after a hang or a crash."""
 
-    def __init__(self, backend: str, start_timeout: float):
+    def __init__(self, backend: str, start_timeout: float = 600.0):
         ctx = multiprocessing.get_context("spawn")  # no CUDA state is inherited
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker, args=(child, backend), daemon=True)
@@ -358,7 +377,7 @@ def campaign(
             for run in case.runs:
                 outcome = _await(worker, timeout_s)
                 report.searches += 1
-                report.by_method[run.method] = report.by_method.get(run.method, 0) + 1
+                report.counts[run.method] = report.counts.get(run.method, 0) + 1
                 if outcome:
                     _fail(report, case, run, outcome)
                 if outcome.startswith(("hang", "error: worker")):
@@ -400,5 +419,176 @@ def _fail(report: Report, case: Case, run: Run, outcome: str) -> None:
             "record": run.record,
             "outcome": outcome,
             "reproduce": case.reproducer(run, report.backend, report.max_nodes),
+        }
+    )
+
+
+# -- file campaigns ---------------------------------------------------------------------------
+
+#: Limits of a mutated file's load: no mutation may make a small file take more.
+FILE_MAX_NODES, FILE_MAX_BYTES = 1_000_000, 64 * 2**20
+
+
+def write_osm_grid(path: Path, rows: int, cols: int, *, spacing_deg: float = 0.0009) -> Path:
+    """A synthetic city as OSM XML: a ``rows`` × ``cols`` street grid near Helsinki with
+    two-way residential streets, so it has coordinates, lengths and speeds like real data."""
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<osm version="0.6" generator="frontier">']
+    node = np.arange(1, rows * cols + 1).reshape(rows, cols)
+    for r in range(rows):
+        for c in range(cols):
+            lat, lon = 60.16 + r * spacing_deg * 0.5, 24.93 + c * spacing_deg
+            lines.append(f'<node id="{node[r, c]}" lat="{lat:.7f}" lon="{lon:.7f}"/>')
+    ways = [node[r, :] for r in range(rows)] + [node[:, c] for c in range(cols)]
+    for k, members in enumerate(ways, start=1):
+        refs = "".join(f'<nd ref="{m}"/>' for m in members)
+        lines.append(f'<way id="{k}">{refs}<tag k="highway" v="residential"/></way>')
+    lines.append("</osm>")
+    path.write_text("\n".join(lines))
+    return path
+
+
+def seed_files(folder: Path) -> list[Path]:
+    """Valid small graph files of every format Frontier reads, written into ``folder``."""
+    import osmium
+    import osmnx as ox
+
+    from . import osm
+
+    rng = np.random.default_rng(0)
+    n, m = 30, 90
+    ends = rng.integers(1, n + 1, (2, m))
+    arcs = zip(ends[0], ends[1], rng.integers(0, 50, m), strict=True)
+    gr = folder / "seed.gr"
+    gr.write_text(f"c random\np sp {n} {m}\n" + "".join(f"a {u} {v} {w}\n" for u, v, w in arcs))
+    pace = folder / "seed-pace.gr"
+    pace.write_text("p tw 6 6\n1 2\n2 3\n3 4\n4 5\n5 6\n6 1\n")
+    xml = write_osm_grid(folder / "seed.osm", 5, 5)
+    graphml = folder / "seed.graphml"
+    ox.save_graphml(osm.networkx_from_xml(xml), graphml)
+    pbf = folder / "seed.osm.pbf"
+    with osmium.SimpleWriter(str(pbf)) as writer:
+        for obj in osmium.FileProcessor(str(xml)):
+            writer.add(obj)
+    return [gr, pace, xml, graphml, pbf]
+
+
+#: Byte strings a mutation inserts besides random bytes: what breaks parsers.
+_SPLICES = (b"-1", b"\r", b"\n", b"a", b"p sp 9 9", b"<", b">", b'"', b"9" * 25, b"\x00", b" ")
+
+
+def mutate(rng: np.random.Generator, data: bytes) -> bytes:
+    """``data`` after one to four random edits: a digit or a byte changed, bytes inserted,
+    deleted, duplicated, or the end cut off. A changed digit often leaves the file valid,
+    with other numbers: those loads are checked against SciPy."""
+    out = bytearray(data)
+    digits = [i for i, b in enumerate(data) if 48 <= b <= 57]
+    for _ in range(int(rng.integers(1, 5))):
+        i = int(rng.integers(0, len(out) + 1))
+        k = int(rng.integers(1, 17))
+        op = rng.integers(0, 7)
+        if op >= 5 and digits:
+            j = digits[int(rng.integers(0, len(digits)))]
+            if j < len(out):
+                out[j] = int(rng.integers(48, 58))
+        elif op == 0 and out:
+            out[min(i, len(out) - 1)] = int(rng.integers(0, 256))
+        elif op == 1:
+            splice = _SPLICES[rng.integers(0, len(_SPLICES))]
+            out[i:i] = splice if rng.random() < 0.6 else rng.bytes(k)
+        elif op == 2:
+            del out[i : i + k]
+        elif op == 3:
+            j = int(rng.integers(0, len(out) + 1))
+            out[i:i] = out[j : j + k * 8]
+        else:
+            del out[i:]
+    return bytes(out)
+
+
+def _check_file(path: Path, backend: str) -> str:
+    """Load a mutated file: "" when it loads (and its search is right) or is refused with a
+    one-line `FrontierError`, else what went wrong."""
+    from ._errors import FrontierError
+    from .io import load_graph
+    from .search import sssp
+
+    try:
+        graph = load_graph(path, cache=False, max_nodes=FILE_MAX_NODES, max_bytes=FILE_MAX_BYTES)
+    except FrontierError as exc:
+        text = str(exc)
+        return f"error: a message of several lines: {text!r}" if "\n" in text.strip() else ""
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {exc}"
+    if graph.n_nodes == 0:
+        return ""
+    reference = _scipy(graph, 0)
+    d = sssp(graph, 0, backend=backend).distances
+    if not np.array_equal(d, reference):
+        return f"{int(np.count_nonzero(d != reference))} wrong distances"
+    return "loaded"
+
+
+def file_campaign(
+    files: int,
+    *,
+    seed: int = 0,
+    timeout_s: float = 10.0,
+    progress: Callable[[Report], None] | None = None,
+) -> Report:
+    """Load ``files`` mutations of valid graph files; count wrong answers, raw exceptions
+    (errors) and loads over ``timeout_s`` (hangs). ``counts`` says how many of each format
+    loaded and how many were refused."""
+    from ._backend import device_name
+
+    report = Report(seed, "cpu", 0, timeout_s, device=device_name("cpu"), kind="files")
+    start = time.perf_counter()
+    rng = np.random.default_rng([seed, 12])
+    with tempfile.TemporaryDirectory() as folder:
+        seeds = [(p, p.read_bytes()) for p in seed_files(Path(folder))]
+        worker = _Watched("cpu")
+        try:
+            while report.cases < files:
+                origin, data = seeds[int(rng.integers(0, len(seeds)))]
+                mutated = mutate(rng, data)
+                name = origin.name
+                if rng.random() < 0.15:
+                    mutated, name = gzip.compress(mutated), name + ".gz"
+                if rng.random() < 0.15:
+                    name = f"upload-{report.cases}.dat"  # read by content, not by name
+                path = Path(folder) / "case" / name
+                path.parent.mkdir(exist_ok=True)
+                path.write_bytes(mutated)
+                worker.conn.send(path)
+                outcome = _await(worker, timeout_s)
+                report.cases += 1
+                report.searches += 1
+                key = f"{origin.name}:{'loaded' if outcome == 'loaded' else 'refused'}"
+                report.counts[key] = report.counts.get(key, 0) + 1
+                if outcome not in ("", "loaded"):
+                    _file_failure(report, origin.name, name, mutated, outcome)
+                    if outcome.startswith(("hang", "error: worker")):
+                        worker.stop()
+                        worker = _Watched("cpu")
+                if progress is not None:
+                    progress(report)
+        finally:
+            worker.stop()
+    report.elapsed_s = round(time.perf_counter() - start, 3)
+    return report
+
+
+def _file_failure(report: Report, origin: str, name: str, data: bytes, outcome: str) -> None:
+    kind = "hangs" if outcome.startswith("hang") else "errors"
+    if not outcome.startswith(("hang", "error")):
+        kind = "wrong"
+    setattr(report, kind, getattr(report, kind) + 1)
+    report.failures.append(
+        {
+            "kind": kind,
+            "case": report.cases - 1,
+            "seed_file": origin,
+            "name": name,
+            "outcome": outcome,
+            "bytes_hex": data[:4096].hex(),
         }
     )

@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import numbers
 from typing import Any
 
 import numpy as np
 
-from ._errors import NegativeWeightError, NodeNotFoundError, WeightOverflowError
+from ._errors import (
+    GraphFormatError,
+    NegativeWeightError,
+    NodeNotFoundError,
+    ParameterError,
+    WeightOverflowError,
+)
 
 #: Largest weight a graph may carry (uint32).
 MAX_WEIGHT = int(np.iinfo(np.uint32).max)
@@ -26,6 +33,9 @@ MAX_WEIGHT = int(np.iinfo(np.uint32).max)
 #: Distance of a node the source cannot reach (the largest ``int64``). Every distance a
 #: graph can have is below it: at most ``MAX_WEIGHT`` × (2^31 − 1) arcs.
 UNREACHABLE = int(np.iinfo(np.int64).max)
+
+#: Most nodes a graph may have: node indices are ``int32`` on both backends.
+MAX_NODES = int(np.iinfo(np.int32).max)
 
 #: The constant ``c`` of Davidson et al.'s heuristic Δ = c·w̄/d̄ (one warp's worth of work).
 AUTO_DELTA_C = 32
@@ -70,6 +80,28 @@ class CSRGraph:
     name: str = ""
     weight_kind: str = "file"
 
+    def __post_init__(self):
+        n = self.indptr.size - 1 if self.indptr.ndim == 1 else -1
+        ok = (
+            n >= 0
+            and self.indices.ndim == 1
+            and self.weights.shape == self.indices.shape
+            and self.node_ids.shape == (n,)
+            and self.indptr[0] == 0
+            and self.indptr[-1] == self.indices.size
+            and not (np.diff(self.indptr) < 0).any()
+            and (self.lon is None) == (self.lat is None)
+            and (self.lon is None or self.lon.shape == self.lat.shape == (n,))
+        )
+        if ok and self.indices.size:
+            ok = 0 <= int(self.indices.min()) and int(self.indices.max()) < n
+        if not ok:
+            msg = (
+                f"graph {self.name!r} is not a valid CSR graph (row pointers, arc heads, "
+                "weights, ids and coordinates disagree); build it with engine.from_arcs"
+            )
+            raise GraphFormatError(msg)
+
     @property
     def n_nodes(self) -> int:
         """Number of nodes."""
@@ -99,11 +131,14 @@ class CSRGraph:
         NodeNotFoundError
             If no node has that id.
         """
-        try:
+        key = None
+        if isinstance(node_id, numbers.Integral) and not isinstance(node_id, bool):
             key = int(node_id)
-        except (TypeError, ValueError):
+        elif isinstance(node_id, str) and node_id.strip().lstrip("-").isdigit():
+            key = int(node_id)
+        if key is None:
             msg = f"node id {node_id!r} is not an integer; give an id as in the source data"
-            raise NodeNotFoundError(msg) from None
+            raise NodeNotFoundError(msg)
         index = self._id_lookup.get(key)
         if index is None:
             msg = (
@@ -255,14 +290,38 @@ def from_arcs(
 
     Raises
     ------
+    ParameterError
+        If ``n_nodes`` is not a count of at most `MAX_NODES`, or the arrays disagree in length
+        or hold something other than numbers.
+    NodeNotFoundError
+        If an arc end is not a node index ``0..n_nodes-1``.
     NegativeWeightError
         If a weight is negative.
     WeightOverflowError
         If a weight exceeds `MAX_WEIGHT`.
     """
-    tails = np.asarray(tails, dtype=np.int64)
-    heads = np.asarray(heads, dtype=np.int64)
+    if isinstance(n_nodes, bool) or not isinstance(n_nodes, numbers.Integral):
+        msg = f"n_nodes must be an integer, got {n_nodes!r}"
+        raise ParameterError(msg)
+    if not 0 <= n_nodes <= MAX_NODES:
+        msg = f"n_nodes must be between 0 and {MAX_NODES:,}, got {n_nodes:,}"
+        raise ParameterError(msg)
+    n_nodes = int(n_nodes)
+    tails, heads = _arc_ends(tails, "tails", n_nodes), _arc_ends(heads, "heads", n_nodes)
     weights = np.asarray(weights)
+    if not tails.shape == heads.shape == weights.shape:
+        msg = (
+            "tails, heads and weights need one entry per arc, got "
+            f"{tails.size}, {heads.size} and {weights.size}"
+        )
+        raise ParameterError(msg)
+    if weights.size and weights.dtype.kind not in "iuf" and not _all_integers(weights):
+        msg = f"weights must be numbers, got an array of {weights.dtype}"
+        raise ParameterError(msg)
+    for what, given in (("node_ids", node_ids), ("lon", lon), ("lat", lat)):
+        if given is not None and np.shape(given) != (n_nodes,):
+            msg = f"{what} needs one entry per node ({n_nodes}), got shape {np.shape(given)}"
+            raise ParameterError(msg)
     if weights.size and weights.dtype.kind == "f":
         if not np.all(np.isfinite(weights)):
             msg = "a weight is NaN or infinite; every arc needs a finite weight"
@@ -308,8 +367,36 @@ def from_arcs(
     )
 
 
+def _all_integers(values: np.ndarray) -> bool:
+    return all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values.flat)
+
+
+def _arc_ends(values, what: str, n_nodes: int) -> np.ndarray:
+    """``values`` as ``int64`` node indices, each checked to be in ``0..n_nodes-1``."""
+    ends = np.asarray(values)
+    if ends.ndim != 1:
+        msg = f"{what} must be a flat list of node indices, got shape {ends.shape}"
+        raise ParameterError(msg)
+    if ends.size == 0:
+        return ends.astype(np.int64)
+    integral = ends.dtype.kind in "iu" or (ends.dtype.kind == "O" and _all_integers(ends))
+    if not integral:
+        msg = f"{what} must be integer node indices, got an array of {ends.dtype}"
+        raise ParameterError(msg)
+    bad = np.flatnonzero((ends < 0) | (ends >= n_nodes))
+    if bad.size:
+        k = int(bad[0])
+        msg = (
+            f"arc {k} has {what[:-1]} {ends[k]}, which is not a node index of a graph with "
+            f"{n_nodes} nodes (0..{n_nodes - 1})"
+        )
+        raise NodeNotFoundError(msg)
+    return ends.astype(np.int64)
+
+
 def save_npz(graph: CSRGraph, path) -> None:
-    """Write ``graph`` to an uncompressed ``.npz`` file."""
+    """Write ``graph`` to an uncompressed ``.npz`` file at ``path`` (a path or an open
+    binary file)."""
     arrays = {
         "indptr": graph.indptr,
         "indices": graph.indices,

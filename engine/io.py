@@ -20,12 +20,13 @@ import functools
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from . import dimacs, osm
+from . import _validate, dimacs, osm
 from ._errors import GraphFormatError, GraphNotFoundError, ParameterError
 from .graph import CSRGraph, load_npz, save_npz
 
@@ -33,8 +34,12 @@ from .graph import CSRGraph, load_npz, save_npz
 CACHE_VERSION = 1
 DEFAULT_NETWORK = "all"
 DEFAULT_WEIGHT = "length"
-_OSM_XML = (".osm", ".osm.gz", ".osm.bz2", ".xml")
-_DIMACS = (".gr", ".gr.gz", ".gr.xz", ".gr.bz2", ".dimacs")
+_FIRST_TAG = re.compile(rb"<([A-Za-z][\w:.-]*)")
+
+
+#: The process's file-creation mask, read once at import (reading it means setting it).
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 
 
 def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> Path:
@@ -45,17 +50,40 @@ def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     a ``.NAME.*.tmp`` file beside it). Every file Frontier writes goes through here.
     """
     path = Path(path)
+    mode = path.stat().st_mode & 0o777 if path.is_file() else 0o666 & ~_UMASK
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+#: A temporary file of `write_atomic` older than this was left by a killed process.
+STALE_TEMPORARY_S = 3600
+
+
+def prune_temporary(folder: Path, *, now: float | None = None) -> int:
+    """Remove the temporary files of `write_atomic` (``.NAME.*.tmp``) in ``folder`` and its
+    subfolders that are older than `STALE_TEMPORARY_S`; return how many."""
+    import time
+
+    now = time.time() if now is None else now
+    gone = 0
+    for tmp in Path(folder).rglob(".*.tmp"):
+        try:
+            if now - tmp.stat().st_mtime > STALE_TEMPORARY_S:
+                tmp.unlink()
+                gone += 1
+        except OSError:
+            continue
+    return gone
 
 
 def cache_dir() -> Path:
@@ -66,12 +94,23 @@ def cache_dir() -> Path:
     return Path(base) / "frontier"
 
 
-def _suffix(path: Path) -> str:
-    name = path.name.lower()
-    for ext in (".osm.pbf", *_OSM_XML, *_DIMACS, ".graphml"):
-        if name.endswith(ext):
-            return ext
-    return path.suffix.lower()
+def sniff(path: Path) -> str | None:
+    """The format of a graph file by its content: ``pbf`` (an ``OSMHeader`` blob first),
+    ``xml`` (an ``<osm>`` root, plain or compressed), ``graphml``, ``dimacs`` (a
+    ``p sp``/``p tw`` line), or None."""
+    if dimacs.compression(path) is None:
+        with path.open("rb") as f:
+            head = f.read(1 << 16)
+        if b"OSMHeader" in head[:32]:
+            return "pbf"
+    else:
+        head = dimacs.read_bytes(path, head=1 << 16)
+    first = _FIRST_TAG.search(head[:4096])
+    if first is not None and first.group(1) in (b"osm", b"graphml"):
+        return {b"osm": "xml", b"graphml": "graphml"}[first.group(1)]
+    if dimacs.looks_like_dimacs(head):
+        return "dimacs"
+    return None
 
 
 def _cache_key(kind: str, ident: str, options: dict, path: Path | None) -> str:
@@ -89,6 +128,8 @@ def load_graph(
     weight: str = DEFAULT_WEIGHT,
     weights: str | None = None,
     cache: bool = True,
+    max_nodes: int | None = None,
+    max_bytes: int | None = None,
 ) -> CSRGraph:
     """Load a road graph as an integer-weight `CSRGraph`.
 
@@ -104,51 +145,57 @@ def load_graph(
         DIMACS/PACE only: ``"unit"`` or ``"random:SEED"`` instead of the file's weights.
     cache : bool
         Use the disk cache (a second load of the same spec and options is near-instant).
+    max_nodes : int, optional
+        Refuse larger graphs; DIMACS/PACE files are refused from their declared size, before
+        anything is allocated.
+    max_bytes : int, optional
+        Refuse DIMACS/PACE files whose text is larger once decompressed.
+
+    Files are read by their content, whatever their name (`sniff`).
 
     Raises
     ------
-    GraphNotFoundError, GraphFormatError, OfflineError, ParameterError
+    GraphNotFoundError, GraphFormatError, GraphTooLargeError, OfflineError, ParameterError
     """
     osm.check_network(network)
     osm.check_weight(weight)
     dimacs.parse_weights(weights)
     text = os.fspath(spec)
     if text.strip().lower() == "helsinki":
-        return osm.load_helsinki(network, weight)
+        graph = osm.load_helsinki(network, weight)
+        if max_nodes is not None:
+            _validate.graph_size(graph.n_nodes, graph.n_arcs, graph.name, max_nodes=max_nodes)
+        return graph
     if text.startswith("place:"):
         place = text[len("place:") :].strip()
         if not place:
             msg = "empty place name; write it like place:Berlin, Germany"
             raise ParameterError(msg)
         reader = functools.partial(osm.networkx_from_place, place, network, cache_dir())
-        return _cached_osm(
-            "place",
-            place,
-            None,
-            f"place:{place} ({network})",
-            {"network": network},
-            reader,
-            weight,
-            cache,
-        )
+        label = f"place:{place} ({network})"
+        net = {"network": network}
+        return _cached_osm("place", place, None, label, net, reader, weight, cache, max_nodes)
     path = Path(text).expanduser()
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
         msg = f"graph file {text!r} {what}; give a file path, 'helsinki' or 'place:NAME'"
         raise GraphNotFoundError(msg)
-    suffix = _suffix(path)
+    kind = sniff(path)
     ident = str(path.resolve())
-    if suffix == ".osm.pbf":
+    net = {"network": network}
+    if kind == "pbf":
         reader = functools.partial(osm.networkx_from_pbf, path, network)
         label = f"{path.name} ({network})"
-        return _cached_osm("pbf", ident, path, label, {"network": network}, reader, weight, cache)
-    if suffix in _OSM_XML:
-        reader = functools.partial(osm.networkx_from_xml, path)
-        return _cached_osm("xml", ident, path, path.name, {}, reader, weight, cache)
-    if suffix == ".graphml":
+        return _cached_osm("pbf", ident, path, label, net, reader, weight, cache, max_nodes)
+    if kind == "xml":
+        reader = functools.partial(osm.networkx_from_xml, path, network)
+        label = f"{path.name} ({network})"
+        return _cached_osm("xml", ident, path, label, net, reader, weight, cache, max_nodes)
+    if kind == "graphml":  # a graph osmnx saved: its network was chosen when it was made
         reader = functools.partial(osm.networkx_from_graphml, path)
-        return _cached_osm("graphml", ident, path, path.name, {}, reader, weight, cache)
-    if suffix in _DIMACS or _sniff_dimacs(path):
+        label = f"{path.name} (network as saved)"
+        return _cached_osm("graphml", ident, path, label, {}, reader, weight, cache, max_nodes)
+    if kind == "dimacs":
         options = {"weights": weights}
         return _cached(
             "dimacs",
@@ -156,32 +203,37 @@ def load_graph(
             options,
             path,
             cache,
-            lambda: dimacs.read_dimacs(path, weights=weights),
+            lambda: dimacs.read_dimacs(
+                path, weights=weights, max_nodes=max_nodes, max_bytes=max_bytes
+            ),
+            max_nodes,
         )
     msg = (
-        f"{path.name}: unknown graph format; use .osm.pbf, .osm(.gz/.bz2), .graphml, "
-        "or a DIMACS/PACE file with a 'p sp'/'p tw' line"
+        f"{path.name}: not a graph file Frontier reads; give OSM PBF or XML (.osm, .osm.gz, "
+        ".osm.bz2), osmnx GraphML, or a DIMACS/PACE file with a 'p sp'/'p tw' line"
     )
     raise GraphFormatError(msg)
 
 
-def _sniff_dimacs(path: Path) -> bool:
-    try:
-        return dimacs.looks_like_dimacs(dimacs.read_bytes(path))
-    except GraphFormatError:
-        return False
-
-
-def _cached_osm(kind, ident, path, label, options, reader, weight, use_cache) -> CSRGraph:
+def _cached_osm(
+    kind, ident, path, label, options, reader, weight, use_cache, max_nodes=None
+) -> CSRGraph:
     """`_cached` for OSM sources: ``reader()`` gives an osmnx graph, built with ``weight``."""
 
     def build() -> CSRGraph:
         return osm.graph_from_arcs(osm.arcs_from_networkx(reader()), weight, label)
 
-    return _cached(kind, ident, options | {"weight": weight}, path, use_cache, build)
+    return _cached(kind, ident, options | {"weight": weight}, path, use_cache, build, max_nodes)
 
 
-def _cached(kind, ident, options, path, use_cache, build) -> CSRGraph:
+def _cached(kind, ident, options, path, use_cache, build, max_nodes=None) -> CSRGraph:
+    graph = _cached_graph(kind, ident, options, path, use_cache, build)
+    if max_nodes is not None:  # sources that declare no size up front are checked here
+        _validate.graph_size(graph.n_nodes, graph.n_arcs, graph.name, max_nodes=max_nodes)
+    return graph
+
+
+def _cached_graph(kind, ident, options, path, use_cache, build) -> CSRGraph:
     if not use_cache:
         return build()
     folder = cache_dir()
@@ -194,9 +246,8 @@ def _cached(kind, ident, options, path, use_cache, build) -> CSRGraph:
     graph = build()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(f".{os.getpid()}.tmp.npz")
-        save_npz(graph, tmp)
-        tmp.replace(target)
+        prune_temporary(folder)  # left by a write killed mid-way
+        write_atomic(target, lambda f: save_npz(graph, f))
     except OSError:
         pass  # a read-only cache folder only costs speed
     return graph

@@ -10,9 +10,12 @@ here, and only when needed.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -106,44 +109,98 @@ def graph_from_arcs(arcs: dict[str, np.ndarray], weight: str, name: str) -> CSRG
 
 
 def networkx_from_pbf(path: Path, network: str):
-    """Read a ``.osm.pbf`` extract with pyrosm into an osmnx-compatible MultiDiGraph."""
+    """Read an OSM PBF extract with pyrosm into an osmnx-compatible MultiDiGraph, keeping the
+    roads of pyrosm's ``network`` type, whatever the file is called."""
+    import tempfile
+
+    if path.name.lower().endswith(".pbf"):
+        return _networkx_from_pbf(path, network)
+    with tempfile.TemporaryDirectory() as folder:  # pyrosm reads only names ending in .pbf
+        link = Path(folder) / "extract.osm.pbf"
+        link.symlink_to(path.resolve())
+        return _networkx_from_pbf(link, network, shown=path.name)
+
+
+def _networkx_from_pbf(path: Path, network: str, shown: str | None = None):
     import warnings
 
     import pyrosm
 
+    name = shown or path.name
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             osm = pyrosm.OSM(str(path))
             nodes, edges = osm.get_network(network_type=NETWORKS[network][0], nodes=True)
         except Exception as exc:  # pyrosm raises bare Exceptions on broken files
-            msg = f"{path.name}: cannot read as OSM PBF ({type(exc).__name__}: {exc})"
+            msg = f"{name}: cannot read as OSM PBF ({type(exc).__name__}: {exc})"
             raise GraphFormatError(msg) from None
         if edges is None or nodes is None or len(edges) == 0:
-            msg = f"{path.name} holds no {network} roads; try --network all or another file"
+            msg = f"{name} holds no {network} roads; try --network all or another file"
             raise GraphFormatError(msg)
         return osm.to_graph(nodes, edges, graph_type="networkx", osmnx_compatible=True)
 
 
-def clean_osm_xml(path: Path, out: Path) -> None:
-    """Write the roads of an OSM XML file to ``out`` in a form osmnx accepts.
+_CLAUSE = re.compile(r'\["([^"]+)"(?:(!?~)"([^"]*)")?\]')
 
-    Only ways tagged ``highway`` are kept, and each is cut where it refers to a node missing
-    from the file (clipped extracts), its pieces getting fresh way ids.
+
+def way_filter(network: str) -> Callable[[Any], bool]:
+    """osmnx's own filter of ``network`` (the clauses of its Overpass query, such as
+    ``["highway"]["highway"!~"footway|path"]``) as a test of a way's tags: the same roads
+    osmnx would download for that network type."""
+    from osmnx import _overpass
+
+    query = _overpass._get_network_filter(NETWORKS[check_network(network)][1])
+    clauses = [(k, op, re.compile(rx)) for k, op, rx in _CLAUSE.findall(query)]
+
+    def keep(tags) -> bool:
+        for key, op, rx in clauses:
+            value = tags.get(key)
+            if op == "~" and (value is None or not rx.search(value)):
+                return False
+            if op == "!~" and value is not None and rx.search(value):
+                return False
+            if not op and value is None:
+                return False
+        return True
+
+    return keep
+
+
+def _osmium_input(path: Path):
+    """``path`` for osmium, which picks its reader by the name: XML, plain or compressed,
+    whatever the file is called."""
+    import osmium
+
+    from .dimacs import compression
+
+    packed = compression(path)
+    if packed == ".xz":
+        msg = f"{path.name}: xz-compressed OSM XML is not read; decompress it or use .gz/.bz2"
+        raise GraphFormatError(msg)
+    return osmium.io.File(str(path), "osm" + (packed or ""))
+
+
+def clean_osm_xml(path: Path, out: Path, network: str = "all") -> None:
+    """Write the roads of ``network`` in an OSM XML file to ``out`` in a form osmnx accepts.
+
+    Only ways passing osmnx's filter of ``network`` (`way_filter`) are kept, and each is cut
+    where it refers to a node missing from the file (clipped extracts), its pieces getting
+    fresh way ids.
     """
     import osmium
 
+    keep = way_filter(network)
+    source = _osmium_input(path)
     try:
-        present = {n.id for n in osmium.FileProcessor(str(path), osmium.osm.NODE)}
-        next_id = 1 + max(
-            (w.id for w in osmium.FileProcessor(str(path), osmium.osm.WAY)), default=0
-        )
+        present = {n.id for n in osmium.FileProcessor(source, osmium.osm.NODE)}
+        next_id = 1 + max((w.id for w in osmium.FileProcessor(source, osmium.osm.WAY)), default=0)
         with osmium.SimpleWriter(str(out), overwrite=True) as writer:
-            for obj in osmium.FileProcessor(str(path), osmium.osm.NODE | osmium.osm.WAY):
+            for obj in osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY):
                 if obj.is_node():
                     writer.add(obj)
                     continue
-                if "highway" not in obj.tags:
+                if not keep(obj.tags):
                     continue
                 runs, run = [], []
                 for ref in obj.nodes:
@@ -157,26 +214,30 @@ def clean_osm_xml(path: Path, out: Path) -> None:
                     way_id = obj.id if k == 0 else next_id
                     next_id += k > 0
                     writer.add(obj.replace(id=way_id, nodes=piece))
-    except (RuntimeError, OSError, ValueError) as exc:
-        msg = f"{path.name}: cannot read as OSM XML ({exc})"
+    except Exception as exc:  # osmium's errors (bad XML, bad locations) are of many types
+        msg = f"{path.name}: cannot read as OSM XML ({type(exc).__name__}: {exc})"
         raise GraphFormatError(msg) from None
 
 
-def networkx_from_xml(path: Path):
-    """Read an OSM XML file (``.osm``, ``.osm.gz``, ``.osm.bz2``) with osmnx, after
-    `clean_osm_xml`."""
+def networkx_from_xml(path: Path, network: str = "all"):
+    """Read the roads of ``network`` in an OSM XML file (plain, gzip or bzip2) with osmnx,
+    after `clean_osm_xml`."""
     import tempfile
 
     import osmnx as ox
 
     with tempfile.TemporaryDirectory() as folder:
         cleaned = Path(folder) / "roads.osm"
-        clean_osm_xml(path, cleaned)
+        clean_osm_xml(path, cleaned, network)
         try:
-            return ox.graph_from_xml(cleaned, simplify=True, retain_all=True)
+            G = ox.graph_from_xml(cleaned, simplify=True, retain_all=True)
         except Exception as exc:  # malformed XML surfaces as several exception types
             msg = f"{path.name}: cannot read as OSM XML ({type(exc).__name__}: {exc})"
             raise GraphFormatError(msg) from None
+    if G.number_of_edges() == 0:
+        msg = f"{path.name} holds no {network} roads; try --network all or another file"
+        raise GraphFormatError(msg)
+    return G
 
 
 def networkx_from_graphml(path: Path):

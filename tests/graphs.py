@@ -9,6 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from engine import UNREACHABLE, from_arcs
+from engine.fuzz import write_osm_grid
+
+__all__ = ["write_osm_grid"]  # toy graphs in one place: the OSM grid is the fuzzer's too
 
 SHARED = Path(
     os.environ.get("FRONTIER_SHARED_DATA")
@@ -102,21 +105,3 @@ def load_shared(relative: str, **options):
     if not path.is_file():
         pytest.skip(f"{relative} is not in {SHARED}")
     return load_graph(path, **options)
-
-
-def write_osm_grid(path: Path, rows: int, cols: int, *, spacing_deg: float = 0.0009) -> Path:
-    """A synthetic city as OSM XML: a ``rows`` × ``cols`` street grid near Helsinki with
-    two-way residential streets, so it has coordinates, lengths and speeds like real data."""
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<osm version="0.6" generator="frontier">']
-    node = np.arange(1, rows * cols + 1).reshape(rows, cols)
-    for r in range(rows):
-        for c in range(cols):
-            lat, lon = 60.16 + r * spacing_deg * 0.5, 24.93 + c * spacing_deg
-            lines.append(f'<node id="{node[r, c]}" lat="{lat:.7f}" lon="{lon:.7f}"/>')
-    ways = [node[r, :] for r in range(rows)] + [node[:, c] for c in range(cols)]
-    for k, members in enumerate(ways, start=1):
-        refs = "".join(f'<nd ref="{m}"/>' for m in members)
-        lines.append(f'<way id="{k}">{refs}<tag k="highway" v="residential"/></way>')
-    lines.append("</osm>")
-    path.write_text("\n".join(lines))
-    return path

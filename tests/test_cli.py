@@ -75,12 +75,24 @@ def test_info(capsys, tmp_path):
         (["solve", "helsinki", "--source", "1"], "not in graph"),
         (["solve", "helsinki", "--target", "abc"], "not an integer"),
         (["solve", "helsinki", "--delta", "0"], "delta must be"),
-        (["solve", "helsinki", "--batch", "0"], "batch size"),
+        (["solve", "helsinki", "--batch", "0"], "--batch must be an integer ≥ 1"),
         (["solve", "helsinki", "--method", "astar"], "known methods"),
         (["solve", "helsinki", "--backend", "tpu"], "known backends"),
         (["solve", "place:Nowhere", "--backend", "cpu"], "no network connection"),
         (["solve", "helsinki", "--out", "/no/such/dir/x.npz"], "does not exist"),
         (["info", "helsinki", "--weights", "heavy"], "random:SEED"),
+        # issue 12: argument errors, bench options and output paths
+        (["solve", "helsinki", "--delta", "abc"], "--delta must be an integer"),
+        (["solve", "helsinki", "--network", "boat"], "invalid choice: 'boat'"),
+        (["solve", "helsinki", "--source", "inf"], "not an integer"),
+        (["solve", "helsinki", "--source", "1.7"], "not an integer"),
+        (["bench", "helsinki", "--sources", "0"], "--sources must be an integer ≥ 1"),
+        (["bench", "helsinki", "--sources", "-1"], "--sources must be an integer ≥ 1"),
+        (["bench", "helsinki", "--seed", "-1"], "--seed must be an integer ≥ 0"),
+        (["solve", "helsinki", "--out", "/tmp"], "is a folder"),
+        (["solve", "helsinki", "--out", "/tmp/result.bin"], "must end in .npz"),
+        (["bench", "helsinki", "--out", "/tmp/rows.txt"], "must end in .json"),
+        (["bogus"], "invalid choice: 'bogus'"),
     ],
 )
 def test_errors_are_one_line(args, needle):
@@ -116,3 +128,23 @@ def test_help_everywhere():
     for args in (["--help"], ["solve", "--help"], ["info", "--help"]):
         done = run_cli(*args)
         assert done.returncode == 0 and "GRAPH" in done.stdout
+
+
+def test_bench_on_a_graph_without_nodes(tmp_path):
+    (tmp_path / "z.gr").write_bytes(b"p sp 0 0\n")
+    done = run_cli("bench", str(tmp_path / "z.gr"), "--backend", "cpu")
+    assert done.returncode == 2 and "has no nodes" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_out_is_written_exactly_and_whole(tmp_path):
+    out = tmp_path / "result.npz"
+    assert main(["solve", "helsinki", "--backend", "cpu", "--out", str(out)]) == 0
+    with np.load(out) as z:
+        first = z["dist"].copy()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result.npz"]
+    # a failed run leaves the previous file as it was
+    done = run_cli("solve", "helsinki", "--source", "1", "--out", str(out))
+    assert done.returncode == 2
+    with np.load(out) as z:
+        assert np.array_equal(z["dist"], first)

@@ -11,7 +11,7 @@ import pytest
 import engine
 from engine import dimacs, load_graph, osm
 
-from .graphs import load_shared, write_osm_grid
+from .graphs import load_shared, shared_path, write_osm_grid
 
 PACE_TEXT = b"c tiny PACE graph\np tw 4 3\n1 2\n2 3\n3 1\n"
 DIMACS_TEXT = b"c tiny DIMACS graph\np sp 3 4\na 1 2 7\na 2 3 0\na 1 2 3\na 3 1 5\n"
@@ -73,10 +73,17 @@ def test_random_weights_formula():
         ("empty.gr", b"", "empty"),
         ("trunc.gr", b"p tw 4 3\n1 2\n2 3\n", "promises 3 edges but the file has 2"),
         ("badid.gr", b"p tw 2 1\n1 9\n", "outside 1..2"),
-        ("junk.gr", b"p sp 2 1\na 1 x 4\n", "corrupt"),
-        ("noheader.gr", b"1 2\n2 3\n", "no 'p sp"),
+        ("junk.gr", b"p sp 2 1\na 1 x 4\n", "line 2: 'a 1 x 4' is not"),
+        ("noheader.gr", b"1 2\n2 3\n", "not a graph file"),
         ("trunc.gr.xz", lzma.compress(PACE_TEXT)[:20], "cannot decompress"),
-        ("what.txt", b"hello\n", "unknown graph format"),
+        ("what.txt", b"hello\n", "not a graph file"),
+        # issue 12: each of these was accepted, or raised a raw exception
+        ("noweight.gr", b"p sp 3 2\na 1 2\na 2 3 4\n", "line 2: 'a 1 2' is not"),
+        ("extra.gr", b"p sp 3 2\na 1 2 5 9\na 2 3 4\n", "line 2: 'a 1 2 5 9' is not"),
+        ("late.gr", b"p sp 2 5000\n" + b"a 1 2 3\n" * 4999 + b"b 1 2 3\n", "line 5001"),
+        ("lonecr.gr", b"p sp 2 1\na 1 2 3\r5\n", "line 2"),
+        ("w70.gr", b"p sp 2 1\na 1 2 %d\n" % 2**70, "does not fit 64 bits"),
+        ("declared.gr", b"p sp 1000000000000 1\na 1 2 3\n", "at most 2,147,483,647"),
         ("neg.gr", b"p sp 2 1\na 1 2 -4\n", "negative weight"),
         ("huge.gr", b"p sp 2 1\na 1 2 99999999999\n", "exceeds the largest"),
     ],
@@ -213,3 +220,118 @@ def test_osm_without_any_maxspeed_gets_the_urban_default(tmp_path):
     metres_per_ms = osm.FALLBACK_KPH / 3600
     expected = np.sort(length.weights / 100 / metres_per_ms)
     np.testing.assert_allclose(np.sort(time_ms.weights), expected, rtol=0.01, atol=1)
+
+
+# -- issue 12 -----------------------------------------------------------------------------
+
+
+def test_crlf_files_load_like_lf(write):
+    lf = load_graph(write("lf.gr", PACE_TEXT), cache=False)
+    crlf = load_graph(write("crlf.gr", PACE_TEXT.replace(b"\n", b"\r\n")), cache=False)
+    assert np.array_equal(lf.indptr, crlf.indptr) and np.array_equal(lf.weights, crlf.weights)
+
+
+def test_declared_size_is_refused_before_allocating(write):
+    import tracemalloc
+
+    path = write("big.gr", b"p sp 50000000 1\na 1 2 3\n")
+    tracemalloc.start()
+    with pytest.raises(engine.GraphTooLargeError, match="at most 250,000"):
+        load_graph(path, max_nodes=250_000)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 * 2**20
+    assert not list(engine.io.cache_dir().glob("dimacs-*big*"))
+
+
+def test_decompressed_size_is_bounded(write):
+    bomb = gzip.compress(b"p tw 2 1\n1 2\n" + b"c" + b" " * (40 * 2**20) + b"\n")
+    assert len(bomb) < 100_000
+    with pytest.raises(engine.GraphFormatError, match="more than 8 MiB"):
+        load_graph(write("bomb.gr.gz", bomb), max_bytes=8 * 2**20)
+
+
+def test_files_are_read_by_content_whatever_their_name(write, tmp_path):
+    named = load_graph(write("t.gr", PACE_TEXT))
+    for name in ("graph.data", "noext"):
+        other = load_graph(write(name, PACE_TEXT))
+        assert np.array_equal(other.indptr, named.indptr)
+    packed = load_graph(write("t.txt", lzma.compress(PACE_TEXT)))
+    assert np.array_equal(packed.indptr, named.indptr)
+    xml = _helsinki_xml(tmp_path / "helsinki.osm")
+    as_data = tmp_path / "helsinki-extract.data"
+    as_data.write_bytes(gzip.compress(xml.read_bytes()))
+    assert load_graph(as_data).n_nodes == load_graph(xml).n_nodes
+    assert engine.io.sniff(xml) == "xml" and engine.io.sniff(as_data) == "xml"
+
+
+def test_pbf_is_recognised_by_content(tmp_path):
+    source = shared_path("osm", "manhattan.osm.pbf")
+    if not source.is_file():
+        pytest.skip("osm/manhattan.osm.pbf is not in ../shared/data")
+    reference = load_graph(source, network="drive", cache=False)
+    for name in ("spo_osm.pbf", "extract"):
+        (tmp_path / name).symlink_to(source)
+        g = load_graph(tmp_path / name, network="drive", cache=False)
+        assert np.array_equal(g.node_ids, reference.node_ids)
+
+
+def _xml_with_footpaths(path):
+    """A 6 × 6 residential grid with a diagonal of footways, a track and a private road."""
+    write_osm_grid(path, 6, 6)
+    text = path.read_text().replace("</osm>", "")
+    extra = [("footway", 1, [1, 8, 15, 22, 29, 36]), ("track", 2, [6, 11, 16, 21, 26, 31])]
+    for k, (kind, _, refs) in enumerate(extra, start=100):
+        nds = "".join(f'<nd ref="{r}"/>' for r in refs)
+        text += f'<way id="{k}">{nds}<tag k="highway" v="{kind}"/></way>\n'
+    path.write_text(text + "</osm>\n")
+    return path
+
+
+def test_network_type_filters_osm_xml(tmp_path):
+    xml = _xml_with_footpaths(tmp_path / "grid.osm")
+    graphs = {n: load_graph(xml, network=n, cache=False) for n in ("drive", "walk", "all")}
+    # drive keeps the residential grid only; walk and all add the footway and the track
+    plain = load_graph(write_osm_grid(tmp_path / "plain.osm", 6, 6), network="all", cache=False)
+    assert graphs["drive"].n_arcs == plain.n_arcs
+    assert graphs["walk"].n_arcs > graphs["drive"].n_arcs
+    assert graphs["all"].n_arcs >= graphs["walk"].n_arcs
+    assert "(drive)" in graphs["drive"].name and "(walk)" in graphs["walk"].name
+    keep = osm.way_filter("drive")
+    assert keep({"highway": "residential"}) and not keep({"highway": "footway"})
+    assert not keep({"highway": "residential", "access": "private"})
+    assert not keep({"building": "yes"})
+
+
+def test_write_atomic_keeps_the_old_file_on_failure(tmp_path):
+    target = tmp_path / "r.npz"
+    target.write_bytes(b"previous")
+
+    def broken(f):
+        f.write(b"half")
+        raise RuntimeError("disk gone")
+
+    with pytest.raises(RuntimeError):
+        engine.io.write_atomic(target, broken)
+    assert target.read_bytes() == b"previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.npz"]
+
+
+def test_write_atomic_survives_kill_9(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    target = tmp_path / "r.npz"
+    target.write_bytes(b"previous")
+    code = (
+        "import sys, time, engine.io\n"
+        "def slow(f):\n"
+        "    f.write(b'x' * 1_000_000); f.flush(); print('writing', flush=True); time.sleep(60)\n"
+        f"engine.io.write_atomic({str(target)!r}, slow)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "writing"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert target.read_bytes() == b"previous"

@@ -167,7 +167,7 @@ def test_errors_keep_the_previous_graph_and_run(session, data_dir, tmp_path_fact
         (lambda: session.load_path(str(data_dir / "missing.osm")), "does not exist"),
         (lambda: session.load_path(""), "empty file path"),
         (lambda: session.load_upload("x.gr", b"p sp 2 1\na 1 2 -4\n"), "negative"),
-        (lambda: session.load_upload("x.txt", b"hello"), "unknown graph format"),
+        (lambda: session.load_upload("x.txt", b"hello"), "not a graph file"),
         (lambda: session.set_query(source=10**9), "not a node index"),
     ]
     for attempt, message in attempts:
@@ -200,7 +200,46 @@ def test_graphs_too_big_to_draw_are_refused(session, monkeypatch):
     monkeypatch.setattr(state, "MAX_MAP_NODES", 100)
     state.load.clear()
     assert not session.load_graph(GraphChoice(network="walk"))
-    assert "draws up to 100" in session.error
+    assert "this dashboard takes at most 100" in session.error
+
+
+def test_declared_size_is_refused_before_loading(session, data_dir):
+    """A 24-byte file declaring 50 million nodes is refused from its header: nothing is
+    allocated for it and nothing is cached (issue 12)."""
+    import tracemalloc
+
+    (data_dir / "huge.gr").write_text("p sp 50000000 1\na 1 2 3\n")
+    before = set(engine.io.cache_dir().rglob("*"))
+    tracemalloc.start()
+    assert not session.load_path(str(data_dir / "huge.gr"))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert "50,000,000 nodes" in session.error and peak < 8 * 2**20
+    assert set(engine.io.cache_dir().rglob("*")) == before
+    assert session.loaded.choice.spec == "helsinki"
+
+
+def test_an_error_is_announced_once(session):
+    heard = []
+    session.param.watch(lambda e: heard.append(e.new), "error")
+    session.set_query(source=-5)
+    session.set_query(source=-5)  # the same refusal again is announced again
+    assert len(heard) == 2 and heard[0] == heard[1] == session.error
+
+
+def test_old_uploads_and_orphan_temporaries_are_removed(session):
+    import os
+    import time
+
+    assert session.load_upload("two.gr", TWO_PARTS.encode())
+    folder = state.Path(session.loaded.choice.spec).parent
+    orphan = folder / ".two.gr.x1y2.tmp"
+    orphan.write_bytes(b"half")
+    old = time.time() - state.UPLOAD_LIFETIME_S - 10
+    os.utime(orphan, (old, old))
+    assert state.prune_uploads() == 0 and not orphan.exists() and folder.is_dir()
+    os.utime(folder, (old, old))
+    assert state.prune_uploads() == 1 and not folder.exists()
 
 
 def test_graphs_are_shared_between_sessions_and_state_is_not(session):

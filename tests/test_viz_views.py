@@ -88,6 +88,19 @@ def test_run_controls_drive_the_config(session):
     assert controls.delta_slider.disabled and session.runs[0].result.delta is None
 
 
+@pytest.mark.parametrize("index", [-1, 99])
+def test_a_crafted_slider_index_is_refused(session, index, caplog):
+    """The browser sends a slider's index; one outside the options changes nothing."""
+    config = session.configs[0]
+    controls = RunControls(session, config)
+    before = (controls.batch.value, config.batch_size, session.runs[0])
+    controls.batch._slider.value = index
+    assert (controls.batch.value, config.batch_size, session.runs[0]) == before
+    assert "refused" in caplog.text
+    controls.batch._slider.value = 0  # a real index still works
+    assert config.batch_size == controls.batch.values[0]
+
+
 def test_graph_controls_reload_and_refuse(session, tmp_path):
     controls = GraphControls(session)
     controls.network.value = "walk"

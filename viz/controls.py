@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import panel as pn
 from panel.viewable import Viewer
 
@@ -9,6 +11,8 @@ import engine
 
 from . import state
 from .state import GraphChoice, RunConfig, Session
+
+log = logging.getLogger(__name__)
 
 #: Δ slider stops: powers of two.
 DELTA_STOPS = [2**k for k in range(31)]
@@ -51,6 +55,24 @@ def _held(action):
     return handler
 
 
+class StopSlider(pn.widgets.DiscreteSlider):
+    """A `DiscreteSlider` that refuses, on the server, an index outside its options.
+
+    The browser sends the slider's index; a crafted message with an index out of range made
+    Panel raise in the server log, and -1 picked the last option. Such a message is logged
+    in one line and the slider put back where its value is.
+    """
+
+    def _sync_value(self, event):
+        if event.name in ("value", "value_throttled") and not self._syncing:
+            if not 0 <= event.new < len(self.values):
+                last = len(self.values) - 1
+                log.warning("%s: index %r outside 0..%d refused", self.label, event.new, last)
+                self._slider.value = self.values.index(self.value)
+                return
+        super()._sync_value(event)
+
+
 def _nearest_stop(value: int, stops: list[int]) -> int:
     return min(stops, key=lambda s: abs(s - value))
 
@@ -64,7 +86,7 @@ class RunControls(Viewer):
         labels = {label: key for key, label in state.METHOD_LABELS.items()}
         self.method = pn.widgets.Select(label="Algorithm", options=labels, value=config.method)
         self.auto = pn.widgets.Toggle(label="auto Δ", value=config.auto_delta, color="light")
-        self.delta_slider = pn.widgets.DiscreteSlider(
+        self.delta_slider = StopSlider(
             label="Δ (log scale)",
             options=DELTA_STOPS,
             value=_nearest_stop(config.delta, DELTA_STOPS),
@@ -72,7 +94,7 @@ class RunControls(Viewer):
         self.delta = pn.widgets.IntInput(
             label="Δ exact", value=config.delta, width=120, css_classes=["frontier-delta"]
         )
-        self.batch = pn.widgets.DiscreteSlider(
+        self.batch = StopSlider(
             label="Batch size (iterations per host check)",
             options=BATCH_STOPS,
             value=_nearest_stop(config.batch_size, BATCH_STOPS),

@@ -15,6 +15,7 @@ import hashlib
 import itertools
 import logging
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from scipy.spatial import cKDTree
 
 import engine
 from engine import UNREACHABLE, FrontierError, ParameterError
-from engine.io import cache_dir
+from engine.io import cache_dir, prune_temporary, write_atomic
 from engine.recording import FRAME_FIELDS
 
 log = logging.getLogger(__name__)
@@ -34,8 +35,10 @@ log = logging.getLogger(__name__)
 HELSINKI_SOURCE, HELSINKI_TARGET = 25291537, 6388100055
 #: Graphs with more nodes are refused by the dashboard (the CLI takes them).
 MAX_MAP_NODES = 250_000
-#: Largest accepted upload.
-MAX_UPLOAD_MB = 64
+#: Largest accepted upload, and the most text a graph file may hold once decompressed.
+MAX_UPLOAD_MB, MAX_TEXT_MB = 64, 512
+#: Uploads unused for this long are removed when another upload arrives.
+UPLOAD_LIFETIME_S = 7 * 24 * 3600
 #: Finished runs kept per session, keyed by their parameters.
 RUN_CACHE_SIZE = 16
 NETWORKS = tuple(engine.osm.NETWORKS)
@@ -94,14 +97,33 @@ def save_upload(filename: str, data: bytes) -> str:
         raise DashboardError(msg)
     name = Path(filename).name
     digest = hashlib.sha256(data).hexdigest()[:16]
+    prune_uploads()
     folder = upload_dir() / digest
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     if not path.is_file():
-        tmp = folder / f".{name}.{os.getpid()}.part"
-        tmp.write_bytes(data)
-        tmp.replace(path)
+        write_atomic(path, lambda f: f.write(data))
+    os.utime(folder)  # in use: kept another UPLOAD_LIFETIME_S
     return str(path)
+
+
+def prune_uploads(now: float | None = None) -> int:
+    """Remove uploads untouched for `UPLOAD_LIFETIME_S`, and temporary files that a killed
+    write left behind; return how many uploads went."""
+    root = upload_dir()
+    if not root.is_dir():
+        return 0
+    now = time.time() if now is None else now
+    gone = 0
+    for folder in root.iterdir():
+        try:
+            if folder.is_dir() and now - folder.stat().st_mtime > UPLOAD_LIFETIME_S:
+                shutil.rmtree(folder)
+                gone += 1
+        except OSError:
+            continue  # another server removed or is writing it
+    prune_temporary(root, now=now)
+    return gone
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,9 +136,16 @@ class GraphChoice:
     weights: str = "file"  # DIMACS/PACE only
 
     def load(self) -> engine.CSRGraph:
+        """Load the graph; DIMACS/PACE files over `MAX_MAP_NODES` (by their declared size) or
+        over `MAX_TEXT_MB` of text are refused before anything is allocated."""
         weights = None if self.weights == "file" else self.weights
         return engine.load_graph(
-            self.spec, network=self.network, weight=self.weight, weights=weights
+            self.spec,
+            network=self.network,
+            weight=self.weight,
+            weights=weights,
+            max_nodes=MAX_MAP_NODES,
+            max_bytes=MAX_TEXT_MB * 2**20,
         )
 
 
@@ -182,12 +211,6 @@ class LoadedGraph:
 def load(choice: GraphChoice) -> LoadedGraph:
     """Load a graph once per server; sessions share it read-only."""
     graph = choice.load()
-    if graph.n_nodes > MAX_MAP_NODES:
-        msg = (
-            f"{graph.name} has {graph.n_nodes:,} nodes; the dashboard draws up to "
-            f"{MAX_MAP_NODES:,}: use `frontier solve` for it"
-        )
-        raise DashboardError(msg)
     if graph.n_nodes == 0:
         msg = f"{graph.name} has no nodes; pick another graph"
         raise DashboardError(msg)
@@ -582,6 +605,8 @@ class Session(param.Parameterized):
         else:
             log.exception("unexpected error in the dashboard")
             msg = f"unexpected error ({type(exc).__name__}: {exc}); the previous state is kept"
-        self.error = msg
-        self.param.trigger("error")
+        if self.error == msg:  # the same refusal again: watchers hear of it once more
+            self.param.trigger("error")
+        else:
+            self.error = msg
         return False
