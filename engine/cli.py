@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -170,7 +171,56 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--backend", default="auto", metavar="B")
     bench.add_argument("--record", action="store_true", help="time with recording on")
     bench.add_argument("--out", metavar="FILE.json", help="also write the rows to this file")
+    for name, what in (
+        ("sweep", "time every method × Δ × batch cell from the same seeded sources"),
+        ("ranks", "time point-to-point queries by Dijkstra rank (targets settled 2^r-th)"),
+    ):
+        _study_parser(sub, name, what)
     return parser
+
+
+def _study_parser(sub, name: str, what: str) -> None:
+    study = sub.add_parser(
+        name,
+        help=what,
+        epilog=EPILOG,
+        description=f"{what[0].upper()}{what[1:]}, each against SciPy's Dijkstra for the same "
+        f"query in the same run. Writes DIR/{name}.csv (one row per search, appended as it "
+        f"finishes), DIR/{name}.json (what reproduces it) and DIR/{name}.png.",
+    )
+    _graph_options(study)
+    study.add_argument(
+        "--deltas",
+        default="auto" if name == "ranks" else "x0.25,auto,x4",
+        metavar="D,D",
+        help="Δ values: integers, 'auto', multiples of auto like x4 or x0.5 "
+        "(default: %(default)s)",
+    )
+    study.add_argument(
+        "--batches", default="64", metavar="B,B", help="batch sizes (default: %(default)s)"
+    )
+    study.add_argument(
+        "--sources", type=_count("--sources"), default=10 if name == "sweep" else 5,
+        metavar="N", help="seeded sources (default: %(default)s)",
+    )  # fmt: skip
+    study.add_argument("--seed", type=_count("--seed", 0), default=0, help="source seed")
+    study.add_argument(
+        "--methods", default="near_far", metavar="M,M", help="methods (default: %(default)s)"
+    )
+    study.add_argument("--backend", default="auto", metavar="B")
+    if name == "sweep":
+        study.add_argument(
+            "--target-rank", type=_count("--target-rank", 0), metavar="R",
+            help="point-to-point: each source's target is the node at Dijkstra rank 2^R",
+        )  # fmt: skip
+        study.add_argument(
+            "--repeat", type=_count("--repeat"), default=1, metavar="K",
+            help="searches per cell and source (default: %(default)s)",
+        )  # fmt: skip
+    study.add_argument("--out", required=True, metavar="DIR", help="folder of the results")
+    study.add_argument(
+        "--resume", action="store_true", help="go on with DIR's CSV, skipping finished cells"
+    )
 
 
 def _load(args, spec):
@@ -299,12 +349,65 @@ def _solve(args) -> int:
     return 0
 
 
+def _study(args) -> int:
+    from tqdm import tqdm
+
+    from . import experiments, plots
+
+    graph = _load(args, args.graph)
+    deltas = experiments.parse_deltas(args.deltas, graph)
+    batches = experiments.parse_batches(args.batches)
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    for m in methods:
+        if not _validate.method(m).iterative:
+            msg = f"--methods: {m} has no Δ or batch to study; choose iterative methods"
+            raise ParameterError(msg)
+    sources = experiments.seeded_sources(graph, args.sources, args.seed)
+    target_rank = getattr(args, "target_rank", None)
+    repeat = getattr(args, "repeat", 1)
+    meta = experiments.metadata(
+        graph, network=args.network, seed=args.seed, sources=len(sources),
+        backend=args.backend, methods=methods, deltas=[d for _, d in deltas],
+        delta_specs=[s for s, _ in deltas], batches=batches, target_rank=target_rank,
+        repeat=repeat, started=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    )  # fmt: skip
+    files = experiments.StudyFiles(Path(args.out), args.command, meta, resume=args.resume)
+    queries = experiments.study_queries(graph, sources, args.command, target_rank)
+    per_query = sum(
+        (len(deltas) if _validate.method(m).uses_delta else 1) * len(batches) * repeat
+        for m in methods
+    )
+    files.start()
+    bar = tqdm(total=per_query * len(queries), unit="search", file=sys.stderr,
+               initial=len(files.done), desc=args.command)  # fmt: skip
+
+    def on_row(row: dict) -> None:
+        files.append(row)
+        bar.update(1)
+
+    try:
+        experiments.run_cells(
+            graph, queries, methods=methods, deltas=deltas, batches=batches,
+            backend=args.backend, repeat=repeat, done=files.done, on_row=on_row,
+        )  # fmt: skip
+    finally:
+        bar.close()
+    files.finish(plots.sweep_png if args.command == "sweep" else plots.ranks_png)
+    print(f"wrote {files.csv}, {files.json} and {files.png} ({len(files.rows)} searches)")
+    inexact = sum(row["exact"] != "True" for row in files.rows)
+    if inexact:
+        print(f"frontier: {inexact} searches differ from SciPy's Dijkstra", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``frontier`` command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return {"info": _info, "solve": _solve, "bench": _bench}[args.command](args)
+        commands = {"info": _info, "solve": _solve, "bench": _bench}
+        return commands.get(args.command, _study)(args)
     except FrontierError as exc:
         print(f"frontier: error: {exc}", file=sys.stderr)
         return 2

@@ -40,16 +40,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve_app(env: dict, log: Path) -> tuple[subprocess.Popen, str]:
-    """Start `panel serve viz/app.py` on a free loopback port; return it and the app's URL
-    once it answers."""
+def serve_app(
+    env: dict, log: Path, *, cpus: set[int] | None = None
+) -> tuple[subprocess.Popen, str]:
+    """Start `panel serve viz/app.py` on a free loopback port (on the cores ``cpus`` only,
+    when given); return it and the app's URL once it answers."""
     port = _free_port()
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     with log.open("w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "panel", "serve", "viz/app.py", "--port", str(port),
              "--address", "127.0.0.1"],
             cwd=ROOT, env=dict(os.environ, FRONTIER_OFFLINE="1", **env), stdout=out,
-            stderr=subprocess.STDOUT,
+            stderr=subprocess.STDOUT, preexec_fn=pin,
         )  # fmt: skip
     deadline = time.monotonic() + 60
     while True:

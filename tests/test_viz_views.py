@@ -1,7 +1,7 @@
 """The dashboard's views render the state: one column per frame, readouts, cards, controls."""
 
 import numpy as np
-import param
+import panel as pn
 import pytest
 
 from viz.cards import StatsCard
@@ -55,8 +55,8 @@ def test_readouts_and_charts_follow_the_frame(session):
     run = session.runs[0]
     session.seek(12)
     values = run.readout(12)
-    assert f'class="frontier-iteration">{values["iteration"]}<' in readouts._layout.object
-    assert f'class="frontier-near-count">{values["near"]}<' in readouts._layout.object
+    assert f'class="frontier-iteration">{values["iteration"]}<' in readouts._div.text
+    assert f'class="frontier-near-count">{values["near"]}<' in readouts._div.text
     assert all(c.location == 12 for c in charts._cursors)
     assert list(charts._series.data["near"]) == list(run.chart_columns()["near"])
     assert not charts._buckets.visible
@@ -121,6 +121,34 @@ def test_player_buttons(session):
     assert not session.playing and player.play.label == "Play"
     player.forward.clicks += 1
     assert session.frame == 1 and player.scrub.value == 1
-    with param.edit_constant(player.scrub):
-        player.scrub.value_throttled = 9  # what a browser's slider release sends
+    player.scrub.trigger("value_throttled", 1, 9)  # what a browser's slider release sends
     assert session.frame == 9
+    player.scrub.trigger("value_throttled", 9, 10**9)  # a crafted value is clamped
+    assert session.frame == session.n_frames - 1 == player.scrub.value
+
+
+def test_a_frame_sets_few_properties(session):
+    """Each frame changes a handful of Bokeh properties (bench/NOTES.md, load): the map's
+    state column, the readout text, the slider and the two chart cursors."""
+    import collections
+
+    from bokeh.core.has_props import HasProps
+    from bokeh.document import Document
+
+    views = [Player(session), Readouts(session, 0), MapView(session, 0), ChartsView(session, 0)]
+    pn.Column(*views).get_root(Document())
+    counts = collections.Counter()
+    original = HasProps.__setattr__
+
+    def spy(model, name, value):
+        if not name.startswith("_"):
+            counts[name] += 1
+        original(model, name, value)
+
+    HasProps.__setattr__ = spy
+    try:
+        for frame in range(1, 21):
+            session.seek(frame)
+    finally:
+        HasProps.__setattr__ = original
+    assert sum(counts.values()) <= 20 * 7, counts

@@ -36,12 +36,24 @@ def _chart(title: str, x_range, height: int) -> figure:
     return fig
 
 
+class TextPane(pn.pane.HTML):
+    """An HTML pane whose updates send the new text alone.
+
+    Panel's pane re-sends all fourteen of its model's properties and six new style sheets
+    with every change of its text: per frame, that was more server time than the rest of the
+    frame (bench/NOTES.md, load). A Bokeh ``Div`` sends only its text but makes the browser
+    lay the whole page out again, which slowed playback in the browser twofold."""
+
+    def _update(self, ref: str, model) -> None:
+        model.text = self._transform_object(self.object)["object"]
+
+
 class Readouts(RunView):
     """The current frame's numbers, each in an element with a stable CSS class."""
 
     def __init__(self, session: Session, slot: int = 0, **params):
         super().__init__(session, slot, **params)
-        self._layout = pn.pane.HTML("", margin=(0, 10), sizing_mode="stretch_width")
+        self._layout = TextPane("", margin=(0, 10), sizing_mode="stretch_width")
         self._follow()
 
     def _on_frame(self, *_events) -> None:

@@ -142,7 +142,9 @@ class MapView(RunView):
             return
         frame = self.session.frame
         self._nodes.data["state"] = run.states(frame)
-        self._route_line.visible = run.route_visible(frame)
+        visible = run.route_visible(frame)
+        if self._route_line.visible != visible:  # a property set costs even when unchanged
+            self._route_line.visible = visible
         counts = run.readout(frame)
         inner, outer = counts["lo"] * geo.scale, counts["hi"] * geo.scale
         if outer > 2 * geo.extent:  # Bellman-Ford's infinite Δ, or the last phase

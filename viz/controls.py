@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import panel as pn
+from bokeh.models import Slider
 from panel.viewable import Viewer
 
 import engine
@@ -71,6 +73,22 @@ class StopSlider(pn.widgets.DiscreteSlider):
                 self._slider.value = self.values.index(self.value)
                 return
         super()._sync_value(event)
+
+
+def _every(period_ms: int, callback) -> Callable[[], None]:
+    """Call ``callback`` every ``period_ms``; return the function that stops it.
+
+    In a served session the clock is Bokeh's own periodic callback on the session's
+    document: Panel's wrapper counted every call in its busy indicator, which cost more
+    server time than the frame itself (bench/NOTES.md, load). Outside a server (tests, the
+    notebook) Panel's wrapper is the clock.
+    """
+    doc = pn.state.curdoc
+    if doc is not None and doc.session_context is not None:
+        handle = doc.add_periodic_callback(callback, period_ms)
+        return lambda: doc.remove_periodic_callback(handle)
+    clock = pn.state.add_periodic_callback(callback, period=period_ms)
+    return clock.stop
 
 
 def _nearest_stop(value: int, stops: list[int]) -> int:
@@ -267,9 +285,10 @@ class Player(Viewer):
         self.back = pn.widgets.Button(label="Back", width=70)
         self.forward = pn.widgets.Button(label="Step", width=70)
         self.first = pn.widgets.Button(label="First", width=60)
-        self.scrub = pn.widgets.IntSlider(
-            label="Frame", start=0, end=1, value=0, sizing_mode="stretch_width"
-        )
+        # A Bokeh slider, not a Panel widget: Panel rebuilt the widget's style sheets with
+        # every frame's value, half a frame's server time (bench/NOTES.md, load).
+        self.scrub = Slider(title="Frame", start=0, end=1, value=0, step=1)
+        self.scrub.sizing_mode = "stretch_width"
         self.fps = pn.widgets.Select(
             label="",
             options={f"{f} fps": f for f in state.FPS_CHOICES},
@@ -283,7 +302,7 @@ class Player(Viewer):
         self.back.on_click(_held(lambda: session.step(-1)))
         self.forward.on_click(_held(lambda: session.step(1)))
         self.first.on_click(_held(lambda: session.step(-session.frame)))
-        self.scrub.param.watch(self._scrubbed, "value_throttled")
+        self.scrub.on_change("value_throttled", self._scrubbed)
         session.param.watch(self._on_frame, ["frame", "runs"])
         session.param.watch(self._on_playing, ["playing", "fps"])
         self._clock = None
@@ -297,23 +316,25 @@ class Player(Viewer):
         else:
             self.session.play()
 
-    def _scrubbed(self, event) -> None:
-        if event.new != self.session.frame:
-            self.session.seek(event.new)
+    def _scrubbed(self, _attr, _old, new) -> None:
+        if new != self.session.frame:
+            self.session.seek(new)  # clamped to the run's frames
 
     def _on_frame(self, *_events) -> None:
         end = max(self.session.n_frames - 1, 1)
-        self.scrub.param.update(end=end, value=min(self.session.frame, end))
+        if self.scrub.end != end:  # a new run; each update re-sends the widget's style
+            self.scrub.end = end
+        self.scrub.value = min(self.session.frame, end)
 
     def _on_playing(self, *_events) -> None:
         s = self.session
         self.play.label = "Pause" if s.playing else "Play"
         if self._clock is not None:
-            self._clock.stop()
+            self._clock()
             self._clock = None
         if s.playing:
             # Two ticks a frame: a tick that comes late still lands within its frame.
-            self._clock = pn.state.add_periodic_callback(_held(s.tick), period=500 // s.fps)
+            self._clock = _every(500 // s.fps, _held(s.tick))
 
     def __panel__(self):
         return pn.Row(
@@ -321,7 +342,7 @@ class Player(Viewer):
             self.back,
             self.play,
             self.forward,
-            self.scrub,
+            pn.pane.Bokeh(self.scrub, sizing_mode="stretch_width"),
             self.fps,
             self.loop,
             sizing_mode="stretch_width",
