@@ -55,8 +55,8 @@ def test_readouts_and_charts_follow_the_frame(session):
     run = session.runs[0]
     session.seek(12)
     values = run.readout(12)
-    assert f'class="frontier-iteration">{values["iteration"]}<' in readouts._div.text
-    assert f'class="frontier-near-count">{values["near"]}<' in readouts._div.text
+    assert f'class="frontier-iteration">{values["iteration"]}<' in readouts._layout.object
+    assert f'class="frontier-near-count">{values["near"]}<' in readouts._layout.object
     assert all(c.location == 12 for c in charts._cursors)
     assert list(charts._series.data["near"]) == list(run.chart_columns()["near"])
     assert not charts._buckets.visible
