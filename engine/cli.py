@@ -193,8 +193,7 @@ def _study_parser(sub, name: str, what: str) -> None:
         "--deltas",
         default="auto" if name == "ranks" else "x0.25,auto,x4",
         metavar="D,D",
-        help="Δ values: integers, 'auto', multiples of auto like x4 or x0.5 "
-        "(default: %(default)s)",
+        help="Δ values: integers, 'auto', multiples of auto like x4 or x0.5 (default: %(default)s)",
     )
     study.add_argument(
         "--batches", default="64", metavar="B,B", help="batch sizes (default: %(default)s)"

@@ -1,0 +1,390 @@
+"""Experiments: Δ × batch sweeps and Dijkstra-rank studies, one CSV row per search.
+
+A *sweep* runs every method × Δ × batch cell from the same seeded sources (and, with a
+target rank, to the same targets), each against SciPy's Dijkstra for the same query on the
+same host in the same run. A *rank study* (Sanders & Schultes) picks, for each source, the
+targets at Dijkstra rank 2^r: the source has rank 0 and the node at rank k is the k-th that
+Dijkstra settles after it, ties broken by CSR index. Its searches stop once the target
+settles.
+
+Rows are handed to a callback as they finish, so a caller can write them at once and a
+later run can resume without redoing them (`cell_key`). Sources and targets are node ids,
+as in the CLI.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+
+from . import _validate
+from ._errors import ParameterError
+from .graph import UNREACHABLE, CSRGraph
+from .search import from_scipy, sssp
+
+#: Columns of a sweep's or a rank study's CSV, in order.
+COLUMNS = (
+    "method",
+    "delta_spec",
+    "delta",
+    "batch",
+    "repeat",
+    "source",
+    "target",
+    "rank",
+    "time_ms",
+    "iterations",
+    "phases",
+    "host_syncs",
+    "edges_relaxed",
+    "dijkstra_edges",
+    "dijkstra_ms",
+    "exact",
+)
+#: The columns that name a cell's search; a resumed run skips rows it already has.
+KEY = ("method", "delta_spec", "batch", "repeat", "source", "target")
+_MULTIPLE = re.compile(r"^x(\d+(?:\.\d+)?)$")
+
+
+def parse_deltas(text: str, graph: CSRGraph) -> list[tuple[str, int]]:
+    """``"50,500,auto,x4,x0.5"`` as (spec, Δ) pairs: integers ≥ 1, ``auto`` (Davidson's
+    heuristic) and multiples of it (``xK``), each clamped as `sssp` clamps Δ."""
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not items:
+        msg = f"--deltas needs a comma-separated list (like 50,500,auto,x4), got {text!r}"
+        raise ParameterError(msg)
+    out = []
+    for item in items:
+        if item == "auto":
+            value = graph.auto_delta()
+        elif m := _MULTIPLE.match(item):
+            value = max(1, round(float(m.group(1)) * graph.auto_delta()))
+        elif item.isdigit():
+            value = int(item)
+        else:
+            msg = f"--deltas: {item!r} is not an integer, 'auto' or a multiple like x4"
+            raise ParameterError(msg)
+        if value < 1:
+            msg = f"--deltas: Δ must be ≥ 1, got {item!r}"
+            raise ParameterError(msg)
+        out.append((item, _validate.delta(value, graph)))
+    return out
+
+
+def parse_batches(text: str) -> list[int]:
+    """``"1,8,64"`` as batch sizes, each an integer ≥ 1."""
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not items or not all(t.isdigit() and int(t) >= 1 for t in items):
+        msg = f"--batches needs comma-separated integers ≥ 1 (like 1,8,64), got {text!r}"
+        raise ParameterError(msg)
+    return [int(t) for t in items]
+
+
+def seeded_sources(graph: CSRGraph, count: int, seed: int) -> np.ndarray:
+    """``count`` distinct CSR indices drawn with ``seed`` (every cell uses the same)."""
+    if graph.n_nodes == 0:
+        msg = f"graph {graph.name!r} has no nodes; there is nothing to search from"
+        raise ParameterError(msg)
+    if count < 1:
+        msg = f"--sources must be ≥ 1, got {count}"
+        raise ParameterError(msg)
+    rng = np.random.default_rng(seed)
+    return rng.choice(graph.n_nodes, size=min(count, graph.n_nodes), replace=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Reference:
+    """SciPy's Dijkstra from one source: distances, settle order, time."""
+
+    distances: np.ndarray
+    order: np.ndarray  # reached nodes in settle order (distance, then CSR index)
+    ms: float
+
+    def rank_of(self, node: int) -> int:
+        return int(np.flatnonzero(self.order == node)[0])
+
+    def edges_until(self, graph: CSRGraph, rank: int | None) -> int:
+        """Arcs Dijkstra relaxes until the node of ``rank`` settles (all, without one)."""
+        settled = self.order if rank is None else self.order[: rank + 1]
+        return int(np.diff(graph.indptr)[settled].sum())
+
+
+def dijkstra_reference(graph: CSRGraph, source: int, *, limit: float = np.inf) -> Reference:
+    """SciPy's Dijkstra from ``source`` (up to distance ``limit``), timed, with its settle
+    order: the source first, then by distance, ties by CSR index."""
+    from scipy.sparse.csgraph import dijkstra
+
+    matrix = graph.scipy_matrix()
+    start = time.perf_counter()
+    raw = dijkstra(matrix, directed=True, indices=source, limit=limit)
+    ms = (time.perf_counter() - start) * 1e3
+    dist = from_scipy(raw)
+    reached = np.flatnonzero((dist != UNREACHABLE) & (np.arange(dist.size) != source))
+    order = np.r_[source, reached[np.lexsort((reached, dist[reached]))]]  # the source: rank 0
+    return Reference(dist, order, ms)
+
+
+def rank_targets(reference: Reference) -> dict[int, int]:
+    """The CSR index of the node at Dijkstra rank 2^r, for every r the source reaches."""
+    reached = reference.order.size
+    return {r: int(reference.order[2**r]) for r in range(max(0, math.floor(math.log2(
+        max(reached - 1, 1)))) + 1) if 2**r < reached}  # fmt: skip
+
+
+def study_queries(
+    graph: CSRGraph, sources: np.ndarray, kind: str, target_rank: int | None = None
+) -> list[tuple[int, int | None, int | None]]:
+    """(source, target, rank) of each query: full searches (``sweep``), the target at rank
+    2^``target_rank`` (``sweep`` with a rank), or every rank 2^r (``ranks``)."""
+    queries = []
+    for source in (int(s) for s in sources):
+        if kind == "sweep" and target_rank is None:
+            queries.append((source, None, None))
+            continue
+        targets = rank_targets(dijkstra_reference(graph, source))
+        if kind == "ranks":
+            queries += [(source, t, r) for r, t in targets.items()]
+        elif target_rank in targets:
+            queries.append((source, targets[target_rank], target_rank))
+        else:
+            reached = len(targets) and 2 ** max(targets)
+            msg = (
+                f"--target-rank {target_rank} is beyond the graph: source "
+                f"{graph.node_ids[source]} reaches ranks up to 2^{max(targets, default=0)} "
+                f"({reached:,}); give a smaller rank"
+            )
+            raise ParameterError(msg)
+    return queries
+
+
+def cell_key(row: dict) -> tuple:
+    """The identity of a row's search (`KEY`), as text, for resuming."""
+    return tuple(str(row[k]) for k in KEY)
+
+
+def run_cells(
+    graph: CSRGraph,
+    queries: Iterable[tuple[int, int | None, int | None]],
+    *,
+    methods: list[str],
+    deltas: list[tuple[str, int]],
+    batches: list[int],
+    backend: str = "auto",
+    repeat: int = 1,
+    done: set[tuple] = frozenset(),
+    on_row: Callable[[dict], None],
+    on_query: Callable[[], None] | None = None,
+) -> int:
+    """Run every method × Δ × batch × repeat cell for each (source, target, rank) query;
+    hand each row to ``on_row``; return how many searches ran (rows in ``done`` are
+    skipped). Methods without Δ run once per batch (Δ ``-``)."""
+    ran = 0
+    ids = graph.node_ids
+    full, full_source = None, None
+    for source, target, rank in queries:
+        if source != full_source:  # queries come grouped by source
+            full, full_source = dijkstra_reference(graph, source), source
+        reference = full
+        if target is not None:  # Dijkstra stopped at the target's distance, timed alone
+            reference = dijkstra_reference(graph, source, limit=float(full.distances[target]))
+        dijkstra_edges = full.edges_until(graph, None if target is None else full.rank_of(target))
+        for method in methods:
+            spec = _validate.method(method)
+            cells = deltas if spec.uses_delta else [("-", None)]
+            for (delta_spec, delta), batch, k in _product(cells, batches, range(repeat)):
+                row = {
+                    "method": method,
+                    "delta_spec": delta_spec,
+                    "batch": batch,
+                    "repeat": k,
+                    "source": int(ids[source]),
+                    "target": "" if target is None else int(ids[target]),
+                }
+                if cell_key(row) in done:
+                    continue
+                r = sssp(
+                    graph,
+                    source,
+                    method=method,
+                    backend=backend,
+                    delta=delta if delta is not None else "auto",
+                    batch_size=batch,
+                    target=target,
+                )
+                c = r.counters
+                row |= {
+                    "delta": "" if r.delta is None else r.delta,
+                    "rank": "" if rank is None else rank,
+                    "time_ms": round(r.elapsed_s * 1e3, 4),
+                    "iterations": c.iterations,
+                    "phases": c.phases,
+                    "host_syncs": c.host_syncs,
+                    "edges_relaxed": c.edges_relaxed,
+                    "dijkstra_edges": dijkstra_edges,
+                    "dijkstra_ms": round(reference.ms, 4),
+                    "exact": _exact(r, full.distances, target),
+                }
+                on_row({name: row[name] for name in COLUMNS})
+                ran += 1
+        if on_query is not None:
+            on_query()
+    return ran
+
+
+def _product(cells, batches, repeats):
+    for cell in cells:
+        for batch in batches:
+            for k in repeats:
+                yield cell, batch, k
+
+
+def _exact(result, reference: np.ndarray, target: int | None) -> bool:
+    d = result.distances
+    if target is None:
+        return bool(np.array_equal(d, reference))
+    final = d < min(result.settled_below, UNREACHABLE)
+    return bool(final[target] and np.array_equal(d[final], reference[final]))
+
+
+# -- studies on disk ---------------------------------------------------------------------------
+
+
+def metadata(graph: CSRGraph, **settings) -> dict:
+    """What reproduces a study: the graph, its weights, the settings, where it ran."""
+    import platform
+    import subprocess
+
+    import scipy
+
+    from . import _backend
+
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
+    except OSError:
+        commit = ""
+    backend = settings.get("backend", "auto")
+    gpu = backend != "cpu" and _backend.gpu_available()
+    return {
+        "graph": graph.name,
+        "nodes": graph.n_nodes,
+        "arcs": graph.n_arcs,
+        "weights": graph.weight_kind,
+        "weight_unit": graph.weight_unit,
+        **settings,
+        "device": _backend.device_name("gpu" if gpu else "cpu"),
+        "host": platform.node(),
+        "versions": {"numpy": np.__version__, "scipy": scipy.__version__},
+        "git_commit": commit or None,
+    }
+
+
+#: Settings a resumed study must share with the one it continues.
+SAME_FOR_RESUME = ("graph", "nodes", "arcs", "weights", "seed", "sources", "target_rank")
+
+
+class StudyFiles:
+    """``DIR/NAME.csv`` (rows appended as they come, so an interrupted study resumes from
+    it), ``DIR/NAME.json`` and ``DIR/NAME.png`` (written whole at the end)."""
+
+    def __init__(self, folder: Path, name: str, meta: dict, *, resume: bool):
+        self.folder, self.name = Path(folder), name
+        self.csv = self.folder / f"{name}.csv"
+        self.json = self.folder / f"{name}.json"
+        self.png = self.folder / f"{name}.png"
+        if self.folder.exists() and not self.folder.is_dir():
+            msg = f"--out {folder} is a file; give a folder"
+            raise ParameterError(msg)
+        if not self.folder.parent.is_dir():
+            msg = f"cannot write {folder}: folder {str(self.folder.parent)!r} does not exist"
+            raise ParameterError(msg)
+        self.folder.mkdir(exist_ok=True)
+        if not os.access(self.folder, os.W_OK):
+            msg = f"cannot write into {folder}: the folder is not writable"
+            raise ParameterError(msg)
+        self.rows: list[dict] = []
+        if self.csv.is_file():
+            if not resume:
+                msg = f"{self.csv} exists; add --resume to go on with it, or use another --out"
+                raise ParameterError(msg)
+            self._check_same(meta)
+            self._drop_cut_line()
+            self.rows = read_rows(self.csv)
+        self.meta = meta
+
+    def _check_same(self, meta: dict) -> None:
+        try:
+            before = json.loads(self.json.read_text())
+        except (OSError, ValueError):
+            msg = f"cannot resume: {self.json} is missing or unreadable; use another --out"
+            raise ParameterError(msg) from None
+        for key in SAME_FOR_RESUME:
+            if before.get(key) != meta.get(key):
+                msg = (
+                    f"cannot resume: {self.csv} is of another study ({key} "
+                    f"{before.get(key)!r}, not {meta.get(key)!r}); use another --out"
+                )
+                raise ParameterError(msg)
+
+    def _drop_cut_line(self) -> None:
+        """Remove a last line that a kill cut short, so appended rows start on their own."""
+        from .io import write_atomic
+
+        data = self.csv.read_bytes()
+        if data and not data.endswith(b"\n"):
+            whole = data[: data.rfind(b"\n") + 1]
+            write_atomic(self.csv, lambda f: f.write(whole))
+
+    @property
+    def done(self) -> set[tuple]:
+        return {cell_key(row) for row in self.rows}
+
+    def start(self) -> None:
+        """Write the metadata now, so an interrupted study can be resumed."""
+        self._write_json()
+
+    def append(self, row: dict) -> None:
+        new = not self.csv.is_file()
+        with self.csv.open("a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS)
+            if new:
+                writer.writeheader()
+            writer.writerow(row)
+        self.rows.append({k: str(v) for k, v in row.items()})
+
+    def finish(self, draw: Callable[[list[dict], dict, Path], None]) -> None:
+        from .io import write_atomic
+
+        self.meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        self._write_json()
+        write_atomic(self.png, lambda f: draw(self.rows, self.meta, f))
+
+    def _write_json(self) -> None:
+        from .io import write_atomic
+
+        text = json.dumps(self.meta, indent=2) + "\n"
+        write_atomic(self.json, lambda f: f.write(text.encode()))
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The complete rows of a study's CSV (a last line cut by a kill is dropped)."""
+    with Path(path).open(newline="") as f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames is None or tuple(reader.fieldnames) != COLUMNS:
+            msg = f"cannot resume: {path} does not have a study's columns; use another --out"
+            raise ParameterError(msg)
+        return [row for row in reader if None not in row.values() and row["exact"] != ""]

@@ -1,0 +1,156 @@
+"""Sweeps and Dijkstra-rank studies (engine.experiments, `frontier sweep` / `frontier ranks`)."""
+
+import csv
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import engine
+from engine import experiments
+from engine.cli import main
+
+from .graphs import grid_graph, heap_dijkstra, random_graph
+
+
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "engine.cli", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def _rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_rank_targets_follow_dijkstras_settle_order():
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        g = random_graph(rng, 60, 200, max_weight=5)  # many ties
+        source = int(rng.integers(0, 60))
+        ref = experiments.dijkstra_reference(g, source)
+        dist = heap_dijkstra(g, source)
+        reached = np.flatnonzero(dist != engine.UNREACHABLE)
+        order = sorted(reached, key=lambda v: (v != source, dist[v], v))  # ties by index
+        assert ref.order.tolist() == order and ref.order[0] == source
+        targets = experiments.rank_targets(ref)
+        assert all(order[2**r] == t for r, t in targets.items())
+        assert max(targets, default=-1) == (int(np.log2(len(order) - 1)) if len(order) > 1 else -1)
+
+
+def test_parse_lists():
+    g = grid_graph(5, 5)
+    auto = g.auto_delta()
+    assert experiments.parse_deltas("50, auto,x4,x0.5", g) == [
+        ("50", 50), ("auto", auto), ("x4", 4 * auto), ("x0.5", round(0.5 * auto))
+    ]  # fmt: skip
+    assert experiments.parse_batches("1,8,64") == [1, 8, 64]
+    for bad in ("", "0", "-5", "abc", "x", "5,,y"):
+        with pytest.raises(engine.ParameterError, match="--deltas"):
+            experiments.parse_deltas(bad, g)
+    for bad in ("", "0", "1,-2", "a"):
+        with pytest.raises(engine.ParameterError, match="--batches"):
+            experiments.parse_batches(bad)
+
+
+def _sweep(tmp_path, name="out", *more):
+    args = ["sweep", "helsinki", "--deltas", "x0.5,auto", "--batches", "1,64", "--sources",
+            "2", "--seed", "3", "--methods", "near_far,delta_stepping", "--backend", "cpu",
+            "--out", str(tmp_path / name), *more]  # fmt: skip
+    return main(args)
+
+
+def test_sweep_writes_csv_json_png(tmp_path):
+    assert _sweep(tmp_path) == 0
+    rows = _rows(tmp_path / "out" / "sweep.csv")
+    assert len(rows) == 2 * 2 * 2 * 2 and tuple(rows[0]) == experiments.COLUMNS
+    assert all(r["exact"] == "True" for r in rows)
+    g = engine.load_graph("helsinki")
+    ids = set(g.node_ids.tolist())
+    assert {int(r["source"]) for r in rows} <= ids and len({r["source"] for r in rows}) == 2
+    assert all(float(r["dijkstra_ms"]) > 0 and int(r["dijkstra_edges"]) > 0 for r in rows)
+    meta = json.loads((tmp_path / "out" / "sweep.json").read_text())
+    assert meta["seed"] == 3 and meta["graph"].startswith("helsinki") and meta["device"]
+    assert meta["weights"] == "length" and "finished" in meta
+    png = (tmp_path / "out" / "sweep.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
+
+
+def test_two_runs_with_one_seed_agree_but_for_times(tmp_path):
+    assert _sweep(tmp_path, "a") == 0 and _sweep(tmp_path, "b") == 0
+    timing = {"time_ms", "dijkstra_ms"}
+
+    def strip(rows):
+        return [{k: v for k, v in r.items() if k not in timing} for r in rows]
+
+    assert strip(_rows(tmp_path / "a" / "sweep.csv")) == strip(_rows(tmp_path / "b" / "sweep.csv"))
+
+
+def test_an_interrupted_sweep_resumes_without_redoing_cells(tmp_path):
+    assert _sweep(tmp_path) == 0
+    path = tmp_path / "out" / "sweep.csv"
+    full = _rows(path)
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:6]) + lines[6][:12])  # killed mid-line after 5 rows
+    assert _sweep(tmp_path) == 2  # the folder has a sweep: --resume is needed
+    assert _sweep(tmp_path, "out", "--resume") == 0
+    resumed = _rows(path)
+    assert len(resumed) == len(full)
+    keys = [experiments.cell_key(r) for r in resumed]
+    assert sorted(keys) == sorted(experiments.cell_key(r) for r in full)
+    assert resumed[:5] == full[:5]  # the finished cells were kept, not redone
+
+
+def test_resume_from_another_graph_is_refused(tmp_path):
+    assert _sweep(tmp_path) == 0
+    done = _cli("sweep", "helsinki", "--network", "drive", "--sources", "2", "--seed", "3",
+                "--backend", "cpu", "--out", str(tmp_path / "out"), "--resume")  # fmt: skip
+    assert done.returncode == 2 and "another study" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert len(_rows(tmp_path / "out" / "sweep.csv")) == 16  # nothing lost
+
+
+def test_sweep_to_a_target_rank(tmp_path):
+    assert _sweep(tmp_path, "r", "--target-rank", "6") == 0
+    rows = _rows(tmp_path / "r" / "sweep.csv")
+    g = engine.load_graph("helsinki")
+    for row in rows:
+        source, target = g.index_of(row["source"]), g.index_of(row["target"])
+        ref = experiments.dijkstra_reference(g, source)
+        assert ref.rank_of(target) == 64 and row["rank"] == "6" and row["exact"] == "True"
+        assert int(row["dijkstra_edges"]) == ref.edges_until(g, 64)
+
+
+def test_rank_study(tmp_path):
+    out = tmp_path / "ranks"
+    assert main(["ranks", "helsinki", "--sources", "2", "--seed", "1", "--deltas", "auto,x4",
+                 "--backend", "cpu", "--out", str(out)]) == 0  # fmt: skip
+    rows = _rows(out / "ranks.csv")
+    ranks = sorted({int(r["rank"]) for r in rows})
+    assert ranks[0] == 0 and ranks[-1] >= 10  # Helsinki's 2,719 nodes: ranks up to 2^11
+    assert all(r["exact"] == "True" for r in rows)
+    assert (out / "ranks.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--deltas", ""], "--deltas needs"),
+        (["--deltas", "0"], "Δ must be ≥ 1"),
+        (["--batches", "0"], "--batches needs"),
+        (["--target-rank", "40"], "beyond the graph"),
+        (["--methods", "dijkstra"], "no Δ or batch"),
+        (["--out", "/no/such/place/out"], "does not exist"),
+    ],
+)
+def test_bad_study_input_is_one_line(tmp_path, args, needle):
+    base = ["sweep", "helsinki", "--sources", "1", "--backend", "cpu"]
+    if "--out" not in args:
+        base += ["--out", str(tmp_path / "o")]
+    done = _cli(*base, *args)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], done.stderr
