@@ -303,6 +303,14 @@ class Report:
     counts: dict[str, int] = dataclasses.field(default_factory=dict)
     failures: list[dict] = dataclasses.field(default_factory=list)
 
+    def add_failure(self, outcome: str, **details) -> None:
+        """Count ``outcome`` (a hang, an error, or else a wrong answer) and keep it."""
+        kind = "wrong"
+        if outcome.startswith(("hang", "error")):
+            kind = "hangs" if outcome.startswith("hang") else "errors"
+        setattr(self, kind, getattr(self, kind) + 1)
+        self.failures.append({"kind": kind, **details, "outcome": outcome})
+
     @property
     def clean(self) -> bool:
         return self.wrong == self.errors == self.hangs == 0
@@ -339,6 +347,14 @@ class _Watched:
         self.stop()
         msg = f"the {backend} worker did not start within {start_timeout:.0f} s"
         raise RuntimeError(msg)
+
+    def lost(self, outcome: str) -> bool:
+        """Whether ``outcome`` left the worker hung or dead; if so it is stopped and a new
+        one is needed."""
+        if outcome.startswith(("hang", "error: worker")):
+            self.stop()
+            return True
+        return False
 
     def stop(self) -> None:
         self.proc.kill()
@@ -380,8 +396,7 @@ def campaign(
                 report.counts[run.method] = report.counts.get(run.method, 0) + 1
                 if outcome:
                     _fail(report, case, run, outcome)
-                if outcome.startswith(("hang", "error: worker")):
-                    worker.stop()
+                if worker.lost(outcome):
                     worker = _Watched(backend, start_timeout_s)
                     break  # the case's other searches are not run
             if progress is not None:
@@ -402,24 +417,17 @@ def _await(worker: _Watched, timeout_s: float) -> str:
 
 
 def _fail(report: Report, case: Case, run: Run, outcome: str) -> None:
-    kind = "hangs" if outcome.startswith("hang") else "errors"
-    if not outcome.startswith(("hang", "error")):
-        kind = "wrong"
-    setattr(report, kind, getattr(report, kind) + 1)
-    report.failures.append(
-        {
-            "kind": kind,
-            "case": case.index,
-            "shape": case.shape,
-            "family": case.family,
-            "nodes": case.n_nodes,
-            "method": run.method,
-            "delta": run.delta,
-            "batch": run.batch,
-            "record": run.record,
-            "outcome": outcome,
-            "reproduce": case.reproducer(run, report.backend, report.max_nodes),
-        }
+    report.add_failure(
+        outcome,
+        case=case.index,
+        shape=case.shape,
+        family=case.family,
+        nodes=case.n_nodes,
+        method=run.method,
+        delta=run.delta,
+        batch=run.batch,
+        record=run.record,
+        reproduce=case.reproducer(run, report.backend, report.max_nodes),
     )
 
 
@@ -565,9 +573,14 @@ def file_campaign(
                 key = f"{origin.name}:{'loaded' if outcome == 'loaded' else 'refused'}"
                 report.counts[key] = report.counts.get(key, 0) + 1
                 if outcome not in ("", "loaded"):
-                    _file_failure(report, origin.name, name, mutated, outcome)
-                    if outcome.startswith(("hang", "error: worker")):
-                        worker.stop()
+                    report.add_failure(
+                        outcome,
+                        case=report.cases - 1,
+                        seed_file=origin.name,
+                        name=name,
+                        bytes_hex=mutated[:4096].hex(),
+                    )
+                    if worker.lost(outcome):
                         worker = _Watched("cpu")
                 if progress is not None:
                     progress(report)
@@ -575,20 +588,3 @@ def file_campaign(
             worker.stop()
     report.elapsed_s = round(time.perf_counter() - start, 3)
     return report
-
-
-def _file_failure(report: Report, origin: str, name: str, data: bytes, outcome: str) -> None:
-    kind = "hangs" if outcome.startswith("hang") else "errors"
-    if not outcome.startswith(("hang", "error")):
-        kind = "wrong"
-    setattr(report, kind, getattr(report, kind) + 1)
-    report.failures.append(
-        {
-            "kind": kind,
-            "case": report.cases - 1,
-            "seed_file": origin,
-            "name": name,
-            "outcome": outcome,
-            "bytes_hex": data[:4096].hex(),
-        }
-    )
