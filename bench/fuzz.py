@@ -16,7 +16,6 @@ search was wrong, raised or hung.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine import fuzz
-from engine.io import write_atomic
+from engine.io import write_json
 
 
 def main() -> int:
@@ -67,7 +66,7 @@ def main() -> int:
     print(f"{report.line()} in {report.elapsed_s:.1f} s on {report.device}")
     if args.out:
         record = report.as_dict() | {"finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        write_atomic(args.out, lambda f: f.write(json.dumps(record, indent=2).encode() + b"\n"))
+        write_json(args.out, record)
     return 0 if report.clean else 1
 
 

@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from test_viz_browser import CHROMIUM_ARGS, serve_app  # noqa: E402
 
+from engine.io import write_json  # noqa: E402
+
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -211,10 +213,9 @@ def main() -> int:
         "fresh_server_samples": len(fresh_server),
         "fresh_page_s": round(fresh_page, 2),
     }
-    text = json.dumps(report, indent=2)
-    print(text)
+    print(json.dumps(report, indent=2))
     if args.out:
-        args.out.write_text(text + "\n")
+        write_json(args.out, report)
     return 0
 
 

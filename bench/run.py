@@ -11,13 +11,13 @@ elsewhere; ``FRONTIER_PREBUILT`` names a folder of ``<file>.npz`` CSR graphs sav
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 
 import engine
 from engine.bench import ITERATIVE, benchmark, table
 from engine.graph import load_npz
+from engine.io import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("FRONTIER_SHARED_DATA") or ROOT.parent / "shared" / "data")
@@ -65,7 +65,7 @@ def main() -> None:
             batch_size=args.batch,
         )
         print(table(rows[-len(args.methods.split(",")) :]), flush=True)
-    args.out.write_text(json.dumps(rows, indent=2) + "\n")
+    write_json(args.out, rows)
     print(table(rows))
 
 

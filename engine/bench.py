@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from . import _backend
-from ._errors import ParameterError
+from .experiments import seeded_sources
 from .graph import CSRGraph
 from .methods import METHODS
 from .search import DEFAULT_BATCH, UNREACHABLE, from_scipy, shortest_path_tree, sssp
@@ -88,15 +88,7 @@ def benchmark(
     """
     from scipy.sparse.csgraph import dijkstra
 
-    if graph.n_nodes == 0:
-        msg = f"graph {graph.name!r} has no nodes; there is nothing to search from"
-        raise ParameterError(msg)
-    for what, value, least in (("sources", sources, 1), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            msg = f"{what} must be an integer ≥ {least}, got {value!r}"
-            raise ParameterError(msg)
-    rng = np.random.default_rng(seed)
-    starts = rng.choice(graph.n_nodes, size=min(sources, graph.n_nodes), replace=False)
+    starts = seeded_sources(graph, sources, seed)
     matrix = graph.scipy_matrix()
     degree = np.diff(graph.indptr)
     reference = []

@@ -262,8 +262,7 @@ def _bench(args) -> int:
             record=args.record,
         )
     if out is not None:
-        text = json.dumps(rows, indent=2) + "\n"
-        io.write_atomic(out, lambda f: f.write(text.encode()))
+        io.write_json(out, rows)
     print(json.dumps(rows, indent=2) if args.json else table(rows))
     return 0
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
-import math
 import os
 import re
 import time
@@ -29,6 +28,7 @@ import numpy as np
 from . import _validate
 from ._errors import ParameterError
 from .graph import UNREACHABLE, CSRGraph
+from .io import write_atomic, write_json
 from .search import from_scipy, sssp
 
 #: Columns of a sweep's or a rank study's CSV, in order.
@@ -90,13 +90,15 @@ def parse_batches(text: str) -> list[int]:
 
 
 def seeded_sources(graph: CSRGraph, count: int, seed: int) -> np.ndarray:
-    """``count`` distinct CSR indices drawn with ``seed`` (every cell uses the same)."""
+    """``count`` distinct CSR indices (all nodes when fewer) drawn with ``seed``: the
+    sources of `frontier bench` and of every cell of a study."""
     if graph.n_nodes == 0:
         msg = f"graph {graph.name!r} has no nodes; there is nothing to search from"
         raise ParameterError(msg)
-    if count < 1:
-        msg = f"--sources must be ≥ 1, got {count}"
-        raise ParameterError(msg)
+    for what, value, least in (("sources", count, 1), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            msg = f"{what} must be an integer ≥ {least}, got {value!r}"
+            raise ParameterError(msg)
     rng = np.random.default_rng(seed)
     return rng.choice(graph.n_nodes, size=min(count, graph.n_nodes), replace=False)
 
@@ -135,9 +137,8 @@ def dijkstra_reference(graph: CSRGraph, source: int, *, limit: float = np.inf) -
 
 def rank_targets(reference: Reference) -> dict[int, int]:
     """The CSR index of the node at Dijkstra rank 2^r, for every r the source reaches."""
-    reached = reference.order.size
-    return {r: int(reference.order[2**r]) for r in range(max(0, math.floor(math.log2(
-        max(reached - 1, 1)))) + 1) if 2**r < reached}  # fmt: skip
+    ranks = max(reference.order.size - 1, 0).bit_length()  # every r with 2^r < reached
+    return {r: int(reference.order[2**r]) for r in range(ranks)}
 
 
 def study_queries(
@@ -342,8 +343,6 @@ class StudyFiles:
 
     def _drop_cut_line(self) -> None:
         """Remove a last line that a kill cut short, so appended rows start on their own."""
-        from .io import write_atomic
-
         data = self.csv.read_bytes()
         if data and not data.endswith(b"\n"):
             whole = data[: data.rfind(b"\n") + 1]
@@ -367,17 +366,12 @@ class StudyFiles:
         self.rows.append({k: str(v) for k, v in row.items()})
 
     def finish(self, draw: Callable[[list[dict], dict, Path], None]) -> None:
-        from .io import write_atomic
-
         self.meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         self._write_json()
         write_atomic(self.png, lambda f: draw(self.rows, self.meta, f))
 
     def _write_json(self) -> None:
-        from .io import write_atomic
-
-        text = json.dumps(self.meta, indent=2) + "\n"
-        write_atomic(self.json, lambda f: f.write(text.encode()))
+        write_json(self.json, self.meta)
 
 
 def read_rows(path: Path) -> list[dict]:

@@ -65,18 +65,24 @@ def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     return path
 
 
+def write_json(path: str | os.PathLike, value) -> Path:
+    """Write ``value`` as indented JSON to ``path`` through `write_atomic`."""
+    text = json.dumps(value, indent=2) + "\n"
+    return write_atomic(path, lambda f: f.write(text.encode()))
+
+
 #: A temporary file of `write_atomic` older than this was left by a killed process.
 STALE_TEMPORARY_S = 3600
 
 
 def prune_temporary(folder: Path, *, now: float | None = None) -> int:
-    """Remove the temporary files of `write_atomic` (``.NAME.*.tmp``) in ``folder`` and its
-    subfolders that are older than `STALE_TEMPORARY_S`; return how many."""
+    """Remove the temporary files of `write_atomic` (``.NAME.*.tmp``) in ``folder`` that are
+    older than `STALE_TEMPORARY_S`; return how many."""
     import time
 
     now = time.time() if now is None else now
     gone = 0
-    for tmp in Path(folder).rglob(".*.tmp"):
+    for tmp in Path(folder).glob(".*.tmp"):
         try:
             if now - tmp.stat().st_mtime > STALE_TEMPORARY_S:
                 tmp.unlink()

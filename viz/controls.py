@@ -322,9 +322,7 @@ class Player(Viewer):
 
     def _on_frame(self, *_events) -> None:
         end = max(self.session.n_frames - 1, 1)
-        if self.scrub.end != end:  # a new run; each update re-sends the widget's style
-            self.scrub.end = end
-        self.scrub.value = min(self.session.frame, end)
+        self.scrub.update(end=end, value=min(self.session.frame, end))
 
     def _on_playing(self, *_events) -> None:
         s = self.session

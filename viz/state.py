@@ -120,9 +120,10 @@ def prune_uploads(now: float | None = None) -> int:
             if folder.is_dir() and now - folder.stat().st_mtime > UPLOAD_LIFETIME_S:
                 shutil.rmtree(folder)
                 gone += 1
+            elif folder.is_dir():
+                prune_temporary(folder, now=now)
         except OSError:
             continue  # another server removed or is writing it
-    prune_temporary(root, now=now)
     return gone
 
 
