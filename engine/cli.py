@@ -371,10 +371,7 @@ def _study(args) -> int:
     )  # fmt: skip
     files = experiments.StudyFiles(Path(args.out), args.command, meta, resume=args.resume)
     queries = experiments.study_queries(graph, sources, args.command, target_rank)
-    per_query = sum(
-        (len(deltas) if _validate.method(m).uses_delta else 1) * len(batches) * repeat
-        for m in methods
-    )
+    per_query = experiments.searches_per_query(methods, deltas, batches, repeat)
     files.start()
     bar = tqdm(total=per_query * len(queries), unit="search", file=sys.stderr,
                initial=len(files.done), desc=args.command)  # fmt: skip

@@ -21,6 +21,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable
+from io import StringIO
 from pathlib import Path
 
 import numpy as np
@@ -55,12 +56,13 @@ KEY = ("method", "delta_spec", "batch", "repeat", "source", "target")
 _MULTIPLE = re.compile(r"^x(\d+(?:\.\d+)?)$")
 
 
-def parse_deltas(text: str, graph: CSRGraph) -> list[tuple[str, int]]:
+def parse_deltas(text: str, graph: CSRGraph, *, name: str = "--deltas") -> list[tuple[str, int]]:
     """``"50,500,auto,x4,x0.5"`` as (spec, Δ) pairs: integers ≥ 1, ``auto`` (Davidson's
-    heuristic) and multiples of it (``xK``), each clamped as `sssp` clamps Δ."""
+    heuristic) and multiples of it (``xK``), each clamped as `sssp` clamps Δ. ``name`` is
+    what the messages call the list."""
     items = [t.strip() for t in str(text).split(",") if t.strip()]
     if not items:
-        msg = f"--deltas needs a comma-separated list (like 50,500,auto,x4), got {text!r}"
+        msg = f"{name} needs a comma-separated list (like 50,500,auto,x4), got {text!r}"
         raise ParameterError(msg)
     out = []
     for item in items:
@@ -71,20 +73,20 @@ def parse_deltas(text: str, graph: CSRGraph) -> list[tuple[str, int]]:
         elif item.isdigit():
             value = int(item)
         else:
-            msg = f"--deltas: {item!r} is not an integer, 'auto' or a multiple like x4"
+            msg = f"{name}: {item!r} is not an integer, 'auto' or a multiple like x4"
             raise ParameterError(msg)
         if value < 1:
-            msg = f"--deltas: Δ must be ≥ 1, got {item!r}"
+            msg = f"{name}: Δ must be ≥ 1, got {item!r}"
             raise ParameterError(msg)
         out.append((item, _validate.delta(value, graph)))
     return out
 
 
-def parse_batches(text: str) -> list[int]:
+def parse_batches(text: str, *, name: str = "--batches") -> list[int]:
     """``"1,8,64"`` as batch sizes, each an integer ≥ 1."""
     items = [t.strip() for t in str(text).split(",") if t.strip()]
     if not items or not all(t.isdigit() and int(t) >= 1 for t in items):
-        msg = f"--batches needs comma-separated integers ≥ 1 (like 1,8,64), got {text!r}"
+        msg = f"{name} needs comma-separated integers ≥ 1 (like 1,8,64), got {text!r}"
         raise ParameterError(msg)
     return [int(t) for t in items]
 
@@ -167,6 +169,16 @@ def study_queries(
     return queries
 
 
+def searches_per_query(
+    methods: list[str], deltas: list[tuple[str, int]], batches: list[int], repeat: int = 1
+) -> int:
+    """How many searches `run_cells` runs for each query (for progress bars)."""
+    return sum(
+        (len(deltas) if _validate.method(m).uses_delta else 1) * len(batches) * repeat
+        for m in methods
+    )
+
+
 def cell_key(row: dict) -> tuple:
     """The identity of a row's search (`KEY`), as text, for resuming."""
     return tuple(str(row[k]) for k in KEY)
@@ -184,10 +196,12 @@ def run_cells(
     done: set[tuple] = frozenset(),
     on_row: Callable[[dict], None],
     on_query: Callable[[], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> int:
     """Run every method × Δ × batch × repeat cell for each (source, target, rank) query;
     hand each row to ``on_row``; return how many searches ran (rows in ``done`` are
-    skipped). Methods without Δ run once per batch (Δ ``-``)."""
+    skipped). Methods without Δ run once per batch (Δ ``-``). ``stop`` is asked before
+    each search; when it says True, the study ends there."""
     ran = 0
     ids = graph.node_ids
     full, full_source = None, None
@@ -212,6 +226,8 @@ def run_cells(
                 }
                 if cell_key(row) in done:
                     continue
+                if stop is not None and stop():
+                    return ran
                 r = sssp(
                     graph,
                     source,
@@ -372,6 +388,15 @@ class StudyFiles:
 
     def _write_json(self) -> None:
         write_json(self.json, self.meta)
+
+
+def csv_text(rows: list[dict]) -> str:
+    """Rows as a study's CSV (header and all), for a download."""
+    out = StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
 
 
 def read_rows(path: Path) -> list[dict]:

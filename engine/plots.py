@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from typing import BinaryIO
 
 import numpy as np
@@ -23,19 +24,30 @@ def _pyplot():
 
 
 def _title(meta: dict, what: str) -> str:
+    if meta.get("source") is not None:  # one query, from the dashboard
+        queries = f"source {meta['source']}"
+        if meta.get("target") is not None:
+            queries += f" → target {meta['target']}"
+    else:
+        queries = f"{meta['sources']} sources, seed {meta['seed']}"
     return (
         f"{what}: {meta['graph']} ({meta['nodes']:,} nodes, weights {meta['weights']}), "
-        f"{meta['sources']} sources, seed {meta['seed']}, on {meta['device']}"
+        f"{queries}, on {meta['device']}"
     )
 
 
-def cell_medians(rows: list[dict]) -> dict[tuple, dict[str, float]]:
+def _method_delta_batch(row: dict) -> tuple:
+    return row["method"], int(row["delta"]) if row["delta"] else 0, int(row["batch"])
+
+
+def cell_medians(
+    rows: list[dict], key: Callable[[dict], tuple] = _method_delta_batch
+) -> dict[tuple, dict[str, float]]:
     """Median time, speed-up over Dijkstra and relative efficiency (Dijkstra's arcs ÷ ours)
-    of each (method, Δ, batch) cell."""
+    of the rows of each cell; cells are (method, Δ, batch) unless ``key`` says otherwise."""
     cells: dict[tuple, list[dict]] = defaultdict(list)
     for row in rows:
-        delta = int(row["delta"]) if row["delta"] else 0
-        cells[(row["method"], delta, int(row["batch"]))].append(row)
+        cells[key(row)].append(row)
     out = {}
     for key, group in cells.items():
         time_ms = statistics.median(float(r["time_ms"]) for r in group)

@@ -32,3 +32,13 @@ BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
 @pytest.fixture(params=BACKENDS)
 def backend(request):
     return request.param
+
+
+@pytest.fixture
+def session():
+    """A dashboard session on the embedded city, its default search run."""
+    from viz.state import GraphChoice, Session
+
+    s = Session()
+    assert s.load_graph(GraphChoice()), s.error
+    return s

@@ -54,6 +54,27 @@ def test_parse_lists():
     for bad in ("", "0", "1,-2", "a"):
         with pytest.raises(engine.ParameterError, match="--batches"):
             experiments.parse_batches(bad)
+    with pytest.raises(engine.ParameterError, match=r"^Δ list: Δ must be ≥ 1"):
+        experiments.parse_deltas("0", g, name="Δ list")
+
+
+def test_run_cells_stops_when_asked_and_rows_make_a_csv():
+    g = grid_graph(6, 6)
+    rows = []
+    ran = experiments.run_cells(
+        g, [(0, None, None)], methods=["near_far", "bellman_ford"],
+        deltas=experiments.parse_deltas("x0.5,auto", g), batches=[1, 8], repeat=2,
+        on_row=rows.append, stop=lambda: len(rows) >= 5,
+    )  # fmt: skip
+    assert ran == len(rows) == 5
+    assert (
+        experiments.searches_per_query(["near_far", "bellman_ford"], [("a", 1)] * 2, [1, 8], 2)
+        == 12
+    )
+    text = experiments.csv_text(rows)
+    back = list(csv.DictReader(text.splitlines()))
+    assert tuple(back[0]) == experiments.COLUMNS and len(back) == 5
+    assert back == [{k: str(v) for k, v in row.items()} for row in rows]
 
 
 def _sweep(tmp_path, name="out", *more):

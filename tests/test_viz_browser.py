@@ -204,3 +204,49 @@ def test_side_by_side_runs_in_lockstep(server, browser):
         page.locator("button", has_text="Step").first.click()
     iterations = page.locator(".frontier-iteration")
     wait_for(lambda: [iterations.nth(k).inner_text() for k in (0, 1)] == ["3", "3"])
+
+
+def heatmap_texts(page) -> list[str]:
+    """The heatmap's cell texts, read from the Bokeh document ("…" while pending)."""
+    return page.evaluate(
+        """() => {
+            for (const doc of Bokeh.documents)
+                for (const m of doc.all_models)
+                    if (m.type == "ColumnDataSource" && "ink" in m.data)
+                        return Array.from(m.data.text);
+            return null;
+        }"""
+    )
+
+
+def test_explore_sweep_fills_a_click_loads_it_and_downloads_work(server, browser, tmp_path):
+    page = open_app(browser, server)
+    explore = page.locator(".frontier-explore")
+    explore.locator("input").nth(0).fill("x0.5,auto,x2")  # the Δ list
+    explore.locator("input").nth(0).press("Enter")
+    page.locator(".frontier-sweep button").first.click()
+    status = page.locator(".frontier-explore-status", has_text="finished")
+    status.first.wait_for(timeout=30_000)
+    texts = heatmap_texts(page)
+    assert len(texts) == 9 and "…" not in texts and all(t.endswith("×") for t in texts)
+    assert "every distance exact" in status.first.text_content()
+    canvas = page.locator(".frontier-heatmap .bk-events").first
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    canvas.click(position={"x": box["width"] * 0.9, "y": box["height"] * 0.1})  # x2, 64
+    wait_for(lambda: "Δ 53,824" in stats(page) and "batch 64" in stats(page))
+    page.wait_for_timeout(600)  # a click soon after another is BokehJS's double tap, no tap
+    canvas.click(position={"x": box["width"] * 0.4, "y": box["height"] * 0.75},
+                 modifiers=["Shift"])  # fmt: skip
+    wait_for(lambda: page.locator(".frontier-stats").count() == 2)
+    b = page.locator(".frontier-stats").nth(1)
+    wait_for(lambda: re.search(r"Δ 13,456 .* batch 1\b", b.inner_text()))
+    for ext in ("csv", "json", "png"):
+        with page.expect_download() as download:
+            page.locator(f".frontier-download-{ext} button").first.click()
+        path = tmp_path / download.value.suggested_filename
+        download.value.save_as(path)
+        assert path.name == f"frontier-sweep-helsinki-all.{ext}"
+        data = path.read_bytes()
+        assert data.startswith({"csv": b"method,", "json": b"{", "png": b"\x89PNG"}[ext])
+    assert len(path.with_suffix(".csv").read_text().splitlines()) == 1 + 9 * 3

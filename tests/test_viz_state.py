@@ -15,13 +15,6 @@ TWO_PARTS = "p sp 5 6\na 1 2 3\na 2 1 3\na 2 3 4\na 3 2 4\na 4 5 1\na 5 4 1\n"
 
 
 @pytest.fixture
-def session():
-    s = Session()
-    assert s.load_graph(GraphChoice()), s.error
-    return s
-
-
-@pytest.fixture
 def data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("FRONTIER_DATA_DIRS", str(tmp_path))
     return tmp_path

@@ -8,14 +8,7 @@ from viz.cards import StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
 from viz.controls import GraphControls, Player, RunControls
-from viz.state import GraphChoice, Session
-
-
-@pytest.fixture
-def session():
-    s = Session()
-    assert s.load_graph(GraphChoice()), s.error
-    return s
+from viz.state import GraphChoice
 
 
 def test_map_replaces_the_state_column_per_frame(session):

@@ -11,6 +11,7 @@ from viz.cards import LEGEND, NOTES, StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
 from viz.controls import GraphControls, Player, QueryControls, RunControls
+from viz.explore import Explorer, ExploreView
 from viz.state import GraphChoice, Session
 
 pn.extension("filedropper", notifications=True, sizing_mode="stretch_width")
@@ -18,6 +19,7 @@ pn.extension("filedropper", notifications=True, sizing_mode="stretch_width")
 session = Session()
 session.load_graph(GraphChoice())
 session.param.watch(lambda e: pn.state.notifications.error(e.new, duration=8000), "error")
+explorer = Explorer(session)
 
 
 frames = DataRange1d()  # the charts of both runs share their iteration axis
@@ -64,6 +66,12 @@ main = pn.Column(
     Player(session),
     pn.pane.HTML(LEGEND),
     pn.Row(slot(0), slot(1), sizing_mode="stretch_width"),
+    pn.Card(
+        ExploreView(explorer),
+        title="Explore: Δ × batch sweeps and Dijkstra ranks of this query",
+        css_classes=["frontier-explore"],
+        sizing_mode="stretch_width",
+    ),
     pn.pane.Markdown(NOTES),
     sizing_mode="stretch_width",
 )

@@ -1,0 +1,211 @@
+"""The Explore view: sweeps and rank studies of the dashboard's query, off the page's thread."""
+
+import csv
+import io
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import engine
+from engine import experiments
+from viz.explore import NO_RANK, PENDING, Explorer, ExploreView
+
+
+@pytest.fixture
+def explorer(session):
+    e = Explorer(session, deltas="x0.5,auto,x2", batches="1,8", repeat=1)
+    yield e
+    e.cancel()
+    e.wait()
+
+
+@pytest.fixture
+def gate(monkeypatch):
+    """Each search of a study waits for a release of this semaphore (and says it started)."""
+    release, started = threading.Semaphore(0), threading.Semaphore(0)
+    search = experiments.sssp
+
+    def gated(*args, **kwargs):
+        started.release()
+        assert release.acquire(timeout=30), "the test never let the search run"
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(experiments, "sssp", gated)
+    return release, started
+
+
+def _poll_until(explorer, predicate, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, explorer.status
+        explorer.poll()
+        time.sleep(0.01)
+
+
+def test_heatmap_fills_cell_by_cell_while_the_page_stays_free(explorer, gate):
+    release, started = gate
+    view = ExploreView(explorer)
+    session = explorer.session
+    assert explorer.start("sweep") and explorer.running
+    assert view._cells.data["text"] == ["…"] * 6  # 3 Δ × 2 batches, none done
+    release.release(2)
+    _poll_until(explorer, lambda: len(explorer.rows) == 2)
+    assert view._cells.data["text"].count("…") == 4
+    assert view._cells.data["fill"].count(PENDING) == 4
+    assert "2 of 6 searches" in explorer.status and not view.cancel.disabled
+    for _ in range(3):  # the third search waits on the thread ...
+        assert started.acquire(timeout=10)
+    frame = session.frame
+    session.step(3)  # ... while the session answers at once
+    assert session.frame == min(frame + 3, session.n_frames - 1)
+    explorer.cancel()
+    release.release(10)
+    explorer.wait()
+    assert not explorer.running and explorer.study.outcome == "cancelled"
+    assert len(explorer.rows) == 3  # the search under way finishes; no other starts
+    assert "cancelled: 3 of 6" in explorer.status and view.cancel.disabled
+
+
+def test_a_sweep_is_exact_and_its_best_cell_marked(explorer):
+    view = ExploreView(explorer)
+    assert explorer.start("sweep")
+    explorer.wait()
+    rows = explorer.rows
+    assert len(rows) == 6 and all(r["exact"] == "True" for r in rows)
+    assert "finished: 6 of 6 searches" in explorer.status and "every distance exact" in (
+        explorer.status
+    )
+    assert PENDING not in view._cells.data["fill"] and "…" not in view._cells.data["text"]
+    cells = explorer.cells()
+    fastest = min(cells, key=lambda k: cells[k]["time_ms"])
+    assert view._best.data["batch"] == [str(fastest[1])]
+    assert view._best.data["delta"][0].startswith(fastest[0])
+    ids = explorer.session.loaded.graph.node_ids
+    assert {r["source"] for r in rows} == {str(ids[explorer.session.source])}
+    assert {r["target"] for r in rows} == {str(ids[explorer.session.target])}
+    explorer.metric = "time_ms"
+    assert all(t.endswith(" ms") for t in view._cells.data["text"])
+
+
+def test_a_click_loads_the_cell_into_search_a_and_shift_into_b(explorer):
+    view = ExploreView(explorer)
+    session = explorer.session
+    assert explorer.start("sweep")
+    explorer.wait()
+    auto = session.loaded.graph.auto_delta()
+
+    class Tap:  # what Bokeh's Tap event carries: the cell's centre on the factor axes
+        x, y, modifiers = 1.5, 2.5, {}  # batch 8, Δ x2
+
+    view._on_tap(Tap)
+    a = session.runs[0]
+    assert a.settings.delta == 2 * auto and a.settings.batch_size == 8
+    assert a.result.recording is not None and not session.compare
+    Tap.x, Tap.y, Tap.modifiers = 0.5, 1.5, {"shift": True}  # batch 1, auto Δ, side B
+    view._on_tap(Tap)
+    assert session.compare and len(session.runs) == 2
+    assert session.runs[0] is a
+    assert session.runs[1].settings.delta == "auto" and session.runs[1].settings.batch_size == 1
+    np.testing.assert_array_equal(session.runs[1].result.distances, a.result.distances)
+
+
+def test_rank_mode_sets_the_target_and_studies_every_rank(explorer):
+    session = explorer.session
+    view = ExploreView(explorer)
+    graph = session.loaded.graph
+    reference = experiments.dijkstra_reference(graph, session.source)
+    assert explorer.set_rank(6)
+    assert session.target == reference.order[2**6] and explorer.rank == 6
+    assert view.rank.value == 6 and view._span.visible and view._span.location == 6
+    assert explorer.start("ranks")
+    explorer.wait()
+    rows = explorer.rows
+    reached = reference.order.size - 1
+    ranks = range(reached.bit_length())
+    assert {int(r["rank"]) for r in rows} == set(ranks)
+    assert len(rows) == len(ranks) * 3  # 3 Δ at the first batch size
+    assert {r["batch"] for r in rows} == {"1"} and all(r["exact"] == "True" for r in rows)
+    for r in rows:
+        assert int(r["target"]) == graph.node_ids[reference.order[2 ** int(r["rank"])]]
+    assert len(view._lines.data["xs"]) == 3 and view._lines.data["xs"][0] == list(ranks)
+    assert view._ranks.visible and not view._heat.visible
+    assert explorer.set_rank(2)  # a new target keeps the source's rank study
+    assert explorer.study is not None and view._span.location == 2
+    view.rank.value = 3  # the menu sets the target too
+    assert session.target == reference.order[8]
+
+
+def test_a_new_query_drops_the_sweep_of_the_old_one(explorer):
+    session = explorer.session
+    view = ExploreView(explorer)
+    assert explorer.set_rank(4) and view.rank.value == 4
+    assert explorer.start("sweep")
+    explorer.wait()
+    assert session.set_query(target=None)
+    assert explorer.study is None and explorer.rows == []
+    assert "query changed" in explorer.status
+    assert explorer.rank is None and view.rank.value == NO_RANK
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("deltas", "0", "Δ list: Δ must be ≥ 1"),
+        ("deltas", " , ", "Δ list needs a comma-separated list"),
+        ("deltas", "fast", "'fast' is not an integer"),
+        ("batches", "8,0", "Batch list needs comma-separated integers ≥ 1"),
+    ],
+)
+def test_bad_lists_are_one_line_and_keep_the_study(explorer, field, value, message):
+    assert explorer.start("sweep")
+    explorer.wait()
+    study, rows = explorer.study, explorer.rows
+    setattr(explorer, field, value)
+    assert not explorer.start("sweep")
+    assert message in explorer.session.error and "\n" not in explorer.session.error
+    assert explorer.study is study and explorer.rows == rows
+
+
+def test_a_rank_beyond_the_graph_is_refused(explorer):
+    target = explorer.session.target
+    assert not explorer.set_rank(40)
+    assert "rank 2^40 is beyond this graph" in explorer.session.error
+    assert explorer.session.target == target
+
+
+def test_a_study_that_fails_is_reported(explorer, monkeypatch):
+    def broken(*_args, **_kwargs):
+        raise engine.ParameterError("the device went away")
+
+    monkeypatch.setattr(experiments, "sssp", broken)
+    assert explorer.start("sweep")
+    explorer.wait()
+    assert explorer.study.outcome == "failed" and not explorer.running
+    assert explorer.session.error == "the device went away"
+
+
+def test_downloads_are_what_is_shown(explorer):
+    view = ExploreView(explorer)
+    assert all(w.disabled for w in view.downloads)
+    assert explorer.start("sweep")
+    explorer.wait()
+    assert not any(w.disabled for w in view.downloads)
+    assert [w.filename for w in view.downloads] == [
+        f"frontier-sweep-helsinki-all.{ext}" for ext in ("csv", "json", "png")
+    ]
+    rows = list(csv.DictReader(io.StringIO(explorer.csv_file().getvalue())))
+    assert rows == explorer.rows and tuple(rows[0]) == experiments.COLUMNS
+    meta = json.loads(explorer.json_file().getvalue())
+    graph = explorer.session.loaded.graph
+    assert meta["graph"] == graph.name and meta["nodes"] == graph.n_nodes
+    assert meta["source"] == int(graph.node_ids[explorer.session.source])
+    assert meta["delta_specs"] == ["x0.5", "auto", "x2"] and meta["batches"] == [1, 8]
+    assert meta["outcome"] == "finished" and meta["searches"] == 6 and meta["device"]
+    assert explorer.png_file().getvalue().startswith(b"\x89PNG")
+    assert explorer.start("ranks")
+    explorer.wait()
+    assert view.downloads[2].filename == "frontier-ranks-helsinki-all.png"
+    assert explorer.png_file().getvalue().startswith(b"\x89PNG")

@@ -1,0 +1,550 @@
+"""The Explore view: Δ × batch sweeps and Dijkstra-rank studies of the session's query.
+
+`Explorer` is the state. It runs one study at a time on a background thread, so the page
+stays responsive and the study can be cancelled; the rows it finishes are collected by
+`Explorer.poll` (the view's clock calls it) and nothing of the page is touched from the
+thread. A clicked cell becomes the session's search A (or B). `ExploreView` only draws it:
+the heatmap filling in cell by cell, the rank plot, the progress, and the downloads.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import queue
+import re
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.events import Tap
+from bokeh.models import ColumnDataSource, FactorRange, Span
+from bokeh.palettes import Category10_10, Viridis256
+from bokeh.plotting import figure
+from panel.viewable import Viewer
+
+import engine
+from engine import FrontierError, ParameterError, experiments, plots
+
+from .charts import TextPane
+from .controls import _every, two_way
+from .state import METHOD_LABELS, LoadedGraph, Session, Settings
+
+#: Methods with a Δ to explore (the dashboard's own, so that a cell can be animated).
+METHODS = {label: m for m, label in METHOD_LABELS.items() if engine.METHODS[m].uses_delta}
+#: What the heatmap and the rank plot show: label, better when higher, cell text.
+METRICS = {
+    "speedup": ("speed-up over Dijkstra (×)", True, "{:.2f}×"),
+    "time_ms": ("median time (ms)", False, "{:.3g} ms"),
+    "efficiency": ("relative efficiency (Dijkstra's arcs ÷ ours)", True, "{:.2f}"),
+}
+PENDING = "#eeeeee"
+REPEATS = (1, 3, 5, 9)
+NO_RANK = -1  # the rank menu's entry for a target that has no rank 2^r (or none)
+
+
+class Study:
+    """One study of one query: its grid, the rows finished so far, and its thread.
+
+    ``kind`` is ``"sweep"`` (every Δ × batch cell of the query) or ``"ranks"`` (each Δ at
+    the first batch size, to the targets at every Dijkstra rank 2^r of the source).
+    """
+
+    def __init__(self, kind: str, loaded: LoadedGraph, queries: list, meta: dict, **grid):
+        self.kind, self.loaded, self.queries, self.meta = kind, loaded, queries, meta
+        self.method: str = grid["method"]
+        self.deltas: list[tuple[str, int]] = grid["deltas"]
+        self.batches: list[int] = grid["batches"]
+        self.repeat: int = grid["repeat"]
+        self.backend: str = grid["backend"]
+        self.source, self.target = queries[0][0], (queries[0][1] if kind == "sweep" else None)
+        per_query = experiments.searches_per_query(
+            [self.method], self.deltas, self.batches, self.repeat
+        )
+        self.total = len(queries) * per_query
+        self.rows: list[dict] = []
+        self.outcome = "running"  # then "finished", "cancelled" or "failed"
+        self.error: BaseException | None = None
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._started = time.monotonic()
+        self._elapsed = 0.0
+        self._thread = threading.Thread(target=self._work, name=f"frontier-{kind}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _work(self) -> None:
+        try:
+            experiments.run_cells(
+                self.loaded.graph,
+                self.queries,
+                methods=[self.method],
+                deltas=self.deltas,
+                batches=self.batches,
+                backend=self.backend,
+                repeat=self.repeat,
+                on_row=self._queue.put,
+                stop=self._stop.is_set,
+            )
+        except Exception as exc:  # reported by the session, on the page's side
+            self.error = exc
+        self._queue.put(None)  # the end
+
+    def drain(self) -> bool:
+        """Take the rows finished since the last call; True when anything changed."""
+        changed = False
+        while True:
+            try:
+                row = self._queue.get_nowait()
+            except queue.Empty:
+                return changed
+            changed = True
+            if row is not None:
+                self.rows.append({k: str(v) for k, v in row.items()})
+                continue
+            self._elapsed = time.monotonic() - self._started
+            if self.error is not None:
+                self.outcome = "failed"
+            else:
+                self.outcome = "finished" if len(self.rows) == self.total else "cancelled"
+            self.meta |= {
+                "outcome": self.outcome,
+                "searches": len(self.rows),
+                "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            }
+
+    def cancel(self) -> None:
+        self._stop.set()
+
+    def wait(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def of_query(self, loaded: LoadedGraph, source: int, target: int | None) -> bool:
+        """Whether the study is of this graph and query (a rank study: of this source)."""
+        same = loaded is self.loaded and source == self.source
+        return same and (self.kind == "ranks" or target == self.target)
+
+    def status(self) -> str:
+        """One line: what runs, how far it is, what came out."""
+        what = "Sweep" if self.kind == "sweep" else "Rank study"
+        done = len(self.rows)
+        if self.outcome == "running":
+            spent = time.monotonic() - self._started
+            left = spent / done * (self.total - done) if done else None
+            eta = "" if left is None else f", about {left:.0f} s left"
+            return f"{what}: {done} of {self.total} searches{eta}"
+        if self.outcome == "failed":
+            return f"{what} failed after {done} of {self.total} searches"
+        inexact = sum(row["exact"] != "True" for row in self.rows)
+        checked = f"{inexact} differ from SciPy's Dijkstra" if inexact else "every distance exact"
+        ended = "finished" if self.outcome == "finished" else "cancelled"
+        took = f"{done} of {self.total} searches in {self._elapsed:.1f} s"
+        return f"{what} {ended}: {took}, {checked}"
+
+
+class Explorer(param.Parameterized):
+    """The Explore view's state: the grid to study, the study on show, the chosen rank."""
+
+    method = param.Selector(default="near_far", objects=list(METHODS.values()))
+    deltas = param.String(default="x0.25,x0.5,auto,x2,x4", doc="Δ values, as in the CLI")
+    batches = param.String(default="1,8,64", doc="batch sizes, as in the CLI")
+    repeat = param.Selector(default=3, objects=list(REPEATS), doc="searches per cell (median)")
+    metric = param.Selector(default="speedup", objects=list(METRICS))
+    study = param.ClassSelector(class_=Study, allow_None=True, doc="The study on show")
+    rows = param.List(default=[], doc="Its finished rows")
+    running = param.Boolean(default=False)
+    status = param.String(default="")
+    rank = param.Integer(default=None, allow_None=True, doc="r when the target has rank 2^r")
+
+    def __init__(self, session: Session, **params):
+        super().__init__(**params)
+        self.session = session
+        self._targets: tuple[tuple, dict[int, int]] | None = None
+        session.param.watch(self._query_changed, ["loaded", "source", "target"])
+        self._query_changed()
+
+    # ---------------------------------------------------------------------- studies
+    def start(self, kind: str) -> bool:
+        """Start a ``"sweep"`` or a ``"ranks"`` study of the session's query on a
+        background thread (a running one is cancelled); False, with the session's error
+        set and the study on show kept, when the lists are bad."""
+        s = self.session
+        loaded, config = s.loaded, s.configs[0]
+        graph = loaded.graph
+        try:
+            deltas = experiments.parse_deltas(self.deltas, graph, name="Δ list")
+            batches = experiments.parse_batches(self.batches, name="Batch list")
+            if kind == "sweep":
+                queries = [(s.source, s.target, self.rank)]
+            else:
+                batches = batches[:1]
+                queries = [(s.source, t, r) for r, t in self.rank_targets().items()]
+                if not queries:
+                    msg = "the source reaches no other node: there are no ranks; pick another"
+                    raise ParameterError(msg)
+        except FrontierError as exc:
+            return s.fail(exc)
+        ids = graph.node_ids
+        meta = experiments.metadata(
+            graph, study=kind, network=loaded.choice.network, source=int(ids[s.source]),
+            target=None if s.target is None or kind == "ranks" else int(ids[s.target]),
+            target_rank=self.rank if kind == "sweep" else None, backend=config.backend,
+            methods=[self.method], deltas=[d for _, d in deltas],
+            delta_specs=[spec for spec, _ in deltas], batches=batches, repeat=self.repeat,
+            started=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        )  # fmt: skip
+        study = Study(
+            kind, loaded, queries, meta, method=self.method, deltas=deltas, batches=batches,
+            repeat=self.repeat, backend=config.backend,
+        )  # fmt: skip
+        self.cancel()
+        study.start()
+        self.param.update(study=study, rows=[], running=True, status=study.status())
+        return True
+
+    def cancel(self) -> None:
+        """Stop the running study after its current search; its rows stay on show."""
+        if self.study is not None and self.running:
+            self.study.cancel()
+
+    def poll(self) -> None:
+        """Collect what the study finished since the last call (the view's clock calls
+        this while it runs)."""
+        study = self.study
+        if study is None or not self.running:
+            return
+        if study.drain():
+            self.rows = list(study.rows)
+        self.status = study.status()
+        if study.outcome != "running":
+            self.running = False
+            if study.error is not None:
+                self.session.fail(study.error)
+
+    def wait(self, timeout: float = 120.0) -> None:
+        """Block until the study ends, then collect it (for scripts and tests)."""
+        if self.study is not None:
+            self.study.wait(timeout)
+            self.poll()
+
+    def _query_changed(self, *_events) -> None:
+        s, study = self.session, self.study
+        if s.loaded is None:
+            return
+        if study is not None and not study.of_query(s.loaded, s.source, s.target):
+            study.cancel()
+            status = "The query changed: run the study again for the new one."
+            self.param.update(study=None, rows=[], running=False, status=status)
+        targets = self.rank_targets()
+        self.rank = next((r for r, t in targets.items() if t == s.target), None)
+
+    # ----------------------------------------------------------------- the grid's cells
+    def cells(self) -> dict[tuple, dict[str, float]]:
+        """Median metrics of the finished rows: per (Δ spec, batch) for a sweep, per
+        (Δ spec, rank) for a rank study."""
+        column = "batch" if self.study is None or self.study.kind == "sweep" else "rank"
+        return plots.cell_medians(self.rows, key=lambda row: (row["delta_spec"], int(row[column])))
+
+    def load_cell(self, delta_spec: str, batch: int, *, side: int = 0) -> bool:
+        """Load the sweep's cell into search A (``side`` 0) or B (1, turning the comparison
+        on): the same method, Δ, batch and backend, recorded for the player."""
+        study, s = self.study, self.session
+        if study is None or study.kind != "sweep":
+            return s.fail(ParameterError("run a sweep first, then click one of its cells"))
+        wanted = Settings(
+            study.method, "auto" if delta_spec == "auto" else dict(study.deltas)[delta_spec],
+            batch, study.backend,
+        )  # fmt: skip
+        values = dict(method=wanted.method, batch_size=batch, backend=wanted.backend,
+                      auto_delta=wanted.delta == "auto")  # fmt: skip
+        if wanted.delta != "auto":
+            values["delta"] = wanted.delta
+        s.configs[side].param.update(**values)  # B runs only once the comparison is on
+        if side == 1 and not s.compare:
+            s.compare = True
+        return len(s.runs) > side and s.runs[side].settings == wanted
+
+    # ------------------------------------------------------------------------ ranks
+    def rank_targets(self) -> dict[int, int]:
+        """The CSR index of the node at Dijkstra rank 2^r from the session's source, for
+        every r it reaches (computed once per graph and source)."""
+        s = self.session
+        key = (s.loaded.choice, s.source)
+        if self._targets is None or self._targets[0] != key:
+            reference = experiments.dijkstra_reference(s.loaded.graph, s.source)
+            self._targets = (key, experiments.rank_targets(reference))
+        return self._targets[1]
+
+    def set_rank(self, r: int) -> bool:
+        """Make the node at Dijkstra rank 2^``r`` the session's target."""
+        targets = self.rank_targets()
+        if r not in targets:
+            last = max(targets, default=None)
+            reach = "no other node" if last is None else f"ranks up to 2^{last}"
+            msg = f"rank 2^{r} is beyond this graph: the source reaches {reach}; pick a smaller one"
+            return self.session.fail(ParameterError(msg))
+        return self.session.set_query(target=targets[r])
+
+    # --------------------------------------------------------------------- downloads
+    def filename(self, suffix: str) -> str:
+        kind = self.study.kind if self.study else "sweep"
+        name = Path(self.session.loaded.graph.name).name.split(".")[0]
+        graph = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "graph"
+        return f"frontier-{kind}-{graph}.{suffix}"
+
+    def csv_file(self) -> io.StringIO:
+        return io.StringIO(experiments.csv_text(self.rows))
+
+    def json_file(self) -> io.StringIO:
+        meta = self.study.meta if self.study else {}
+        return io.StringIO(json.dumps(meta, indent=2))
+
+    def png_file(self) -> io.BytesIO:
+        out = io.BytesIO()
+        if self.study is None or not self.rows:
+            return out
+        draw = plots.sweep_png if self.study.kind == "sweep" else plots.ranks_png
+        draw(self.rows, self.study.meta, out)
+        out.seek(0)
+        return out
+
+
+def _colours(values: list[float], higher_is_better: bool) -> list[str]:
+    """Viridis colours on a log scale, the better end bright (a value that is not a
+    positive number is grey)."""
+    v = np.asarray(values, dtype=float)
+    ok = np.isfinite(v) & (v > 0)
+    logs = np.log10(np.where(ok, v, 1.0))
+    lo, hi = (float(logs[ok].min()), float(logs[ok].max())) if ok.any() else (0.0, 0.0)
+    t = (logs - lo) / (hi - lo) if hi > lo else np.ones_like(logs)
+    t = t if higher_is_better else 1 - t
+    return [Viridis256[round(x * 255)] if good else PENDING for x, good in zip(t, ok, strict=True)]
+
+
+def _holder(fig, css_class: str) -> pn.Column:
+    """A Bokeh figure in a column that carries its CSS class and visibility (a Bokeh pane
+    given its figure at once applies neither to it)."""
+    return pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=[css_class],
+                     sizing_mode="stretch_width")  # fmt: skip
+
+
+def _ink(colour: str) -> str:
+    r, g, b = (int(colour[k : k + 2], 16) / 255 for k in (1, 3, 5))
+    return "black" if 0.3 * r + 0.6 * g + 0.1 * b > 0.5 else "white"
+
+
+class ExploreView(Viewer):
+    """Controls, progress, heatmap (a sweep) or rank plot (a rank study), downloads."""
+
+    def __init__(self, explorer: Explorer, **params):
+        super().__init__(**params)
+        self.explorer = e = explorer
+        self.method = pn.widgets.Select(label="Algorithm", options=METHODS, value=e.method)
+        self.deltas = pn.widgets.TextInput(label="Δ list (integers, auto, x4 ...)", value=e.deltas)
+        self.batches = pn.widgets.TextInput(label="Batch list", value=e.batches)
+        self.repeat = pn.widgets.Select(
+            label="Searches per cell", options=list(REPEATS), value=e.repeat
+        )
+        for widget, name in ((self.method, "method"), (self.deltas, "deltas"),
+                             (self.batches, "batches"), (self.repeat, "repeat")):  # fmt: skip
+            two_way(widget, e, name)
+        self.sweep = pn.widgets.Button(
+            label="Sweep", color="primary", css_classes=["frontier-sweep"]
+        )
+        self.ranks = pn.widgets.Button(label="Rank study", css_classes=["frontier-ranks"])
+        self.cancel = pn.widgets.Button(label="Cancel", disabled=True)
+        self.sweep.on_click(lambda _e: e.start("sweep"))
+        self.ranks.on_click(lambda _e: e.start("ranks"))
+        self.cancel.on_click(lambda _e: e.cancel())
+        self.rank = pn.widgets.Select(label="Target at Dijkstra rank", width=180)
+        self.rank.param.watch(self._chose_rank, "value")
+        self.metric = pn.widgets.RadioButtonGroup(
+            options={METRICS[k][0]: k for k in METRICS}, value=e.metric, color="light"
+        )
+        two_way(self.metric, e, "metric")
+        self.progress = pn.indicators.Progress(value=0, max=1, visible=False, height=12)
+        self.status = TextPane("")
+        self.downloads = [
+            pn.widgets.FileDownload(
+                callback=cb,
+                filename=e.filename(ext),
+                label=f"Download {ext.upper()}",
+                color="light",
+                css_classes=[f"frontier-download-{ext}"],
+            )
+            for ext, cb in (("csv", e.csv_file), ("json", e.json_file), ("png", e.png_file))
+        ]
+        self._heatmap()
+        self._rankplot()
+        self._clock = None
+        e.param.watch(self._on_study, "study")
+        e.param.watch(self._on_rows, ["rows", "metric"])
+        e.param.watch(self._on_running, ["running", "status"])
+        e.param.watch(self._on_rank, "rank")
+        e.session.param.watch(self._on_rank, ["loaded", "source"])
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            pn.state.on_session_destroyed(lambda _context: e.cancel())
+        self._on_study()
+        self._on_running()
+        self._on_rank()
+
+    # ------------------------------------------------------------------------ figures
+    def _heatmap(self) -> None:
+        fig = figure(
+            x_range=FactorRange(), y_range=FactorRange(), height=330, tools="",
+            toolbar_location=None, sizing_mode="stretch_width",
+            x_axis_label="batch size (iterations per host check)", y_axis_label="Δ",
+        )  # fmt: skip
+        self._cells = ColumnDataSource(dict(batch=[], delta=[], fill=[], text=[], ink=[]))
+        fig.rect("batch", "delta", 1, 1, source=self._cells, fill_color="fill", line_color="white")
+        fig.text("batch", "delta", text="text", text_color="ink", source=self._cells,
+                 text_align="center", text_baseline="middle", text_font_size="12px")  # fmt: skip
+        self._best = ColumnDataSource(dict(batch=[], delta=[]))
+        fig.rect("batch", "delta", 0.96, 0.96, source=self._best, fill_color=None,
+                 line_color="#d62728", line_width=3)  # fmt: skip
+        fig.grid.visible = False
+        fig.on_event(Tap, self._on_tap)
+        self._heat_fig = fig
+        self._heat = _holder(fig, "frontier-heatmap")
+
+    def _rankplot(self) -> None:
+        fig = figure(
+            height=330, y_axis_type="log", tools="", toolbar_location=None,
+            sizing_mode="stretch_width", x_axis_label="Dijkstra rank r (target settled 2^r-th)",
+        )  # fmt: skip
+        self._lines = ColumnDataSource(dict(xs=[], ys=[], colour=[], name=[]))
+        fig.multi_line("xs", "ys", line_color="colour", line_width=2, legend_field="name",
+                       source=self._lines)  # fmt: skip
+        fig.add_layout(fig.legend[0], "right")
+        self._span = Span(dimension="height", location=0, line_dash="dashed", visible=False)
+        fig.add_layout(self._span)
+        self._ranks_fig = fig
+        self._ranks = _holder(fig, "frontier-rankplot")
+
+    # ------------------------------------------------------------------------ updates
+    def _on_study(self, *_events) -> None:
+        study = self.explorer.study
+        sweep = study is None or study.kind == "sweep"
+        self._heat.visible, self._ranks.visible = sweep, not sweep
+        if study is not None and sweep:
+            fig = self._heat_fig
+            fig.x_range.factors = [str(b) for b in study.batches]
+            fig.y_range.factors = [self._delta_label(spec, d) for spec, d in study.deltas]
+        for widget, ext in zip(self.downloads, ("csv", "json", "png"), strict=True):
+            widget.filename = self.explorer.filename(ext)
+        self._on_rows()
+
+    @staticmethod
+    def _delta_label(spec: str, delta: int) -> str:
+        return f"{delta:,}" if spec.isdigit() else f"{spec} = {delta:,}"
+
+    def _on_rows(self, *_events) -> None:
+        e, study = self.explorer, self.explorer.study
+        for widget in self.downloads:
+            widget.disabled = not e.rows
+        label, higher, fmt = METRICS[e.metric]
+        cells = e.cells()
+        if study is None:
+            self._cells.data = dict(batch=[], delta=[], fill=[], text=[], ink=[])
+            self._best.data = dict(batch=[], delta=[])
+        elif study.kind == "sweep":
+            self._draw_sweep(study, cells, higher, fmt)
+        else:
+            self._draw_ranks(study, cells, label)
+
+    def _draw_sweep(self, study: Study, cells: dict, higher: bool, fmt: str) -> None:
+        metric = self.explorer.metric
+        grid = [(spec, d, b) for spec, d in study.deltas for b in study.batches]
+        keys = [(spec, b) for spec, _, b in grid]
+        done = [k for k in keys if k in cells]
+        colours = dict(zip(done, _colours([cells[k][metric] for k in done], higher), strict=True))
+        fill = [colours.get(k, PENDING) for k in keys]
+        self._cells.data = dict(
+            batch=[str(b) for *_, b in grid],
+            delta=[self._delta_label(spec, d) for spec, d, _ in grid],
+            fill=fill,
+            text=[fmt.format(cells[k][metric]) if k in cells else "…" for k in keys],
+            ink=[_ink(c) for c in fill],
+        )
+        if done:
+            spec, b = min(done, key=lambda k: cells[k]["time_ms"])  # the fastest cell
+            delta = dict(study.deltas)[spec]
+            self._best.data = dict(batch=[str(b)], delta=[self._delta_label(spec, delta)])
+        else:
+            self._best.data = dict(batch=[], delta=[])
+
+    def _draw_ranks(self, study: Study, cells: dict, label: str) -> None:
+        metric = self.explorer.metric
+        lines = dict(xs=[], ys=[], colour=[], name=[])
+        for k, (spec, delta) in enumerate(study.deltas):
+            ranks = sorted(r for s, r in cells if s == spec)
+            lines["xs"].append(ranks)
+            lines["ys"].append([cells[(spec, r)][metric] for r in ranks])
+            lines["colour"].append(Category10_10[k % 10])
+            lines["name"].append(f"Δ {self._delta_label(spec, delta)}")
+        self._lines.data = lines
+        fig = self._ranks_fig
+        fig.yaxis.axis_label = label
+        fig.title.text = (
+            f"{METHOD_LABELS[study.method]}, batch {study.batches[0]}: "
+            f"{study.meta['source']} to each rank's target"
+        )
+
+    def _on_running(self, *_events) -> None:
+        e = self.explorer
+        running = e.running
+        self.cancel.disabled = not running
+        self.progress.visible = running
+        if e.study is not None:
+            self.progress.param.update(max=max(e.study.total, 1), value=len(e.rows))
+        self.status.object = f'<span class="frontier-explore-status">{html.escape(e.status)}</span>'
+        if running and self._clock is None:
+            self._clock = _every(200, e.poll)
+        elif not running and self._clock is not None:
+            self._clock()
+            self._clock = None
+
+    def _on_rank(self, *_events) -> None:
+        e = self.explorer
+        targets = e.rank_targets()
+        options = {"none (choose one)": NO_RANK} | {f"2^{r} = {2**r:,}": r for r in targets}
+        self.rank.param.update(options=options, value=NO_RANK if e.rank is None else e.rank)
+        self._span.location = e.rank if e.rank is not None else 0
+        self._span.visible = e.rank is not None
+
+    def _chose_rank(self, event) -> None:
+        if event.new != NO_RANK and event.new != self.explorer.rank:
+            if not self.explorer.set_rank(event.new):
+                self._on_rank()
+
+    def _on_tap(self, event) -> None:
+        study = self.explorer.study
+        if study is None or study.kind != "sweep" or event.x is None or event.y is None:
+            return
+        j, i = int(event.x), int(event.y)
+        if 0 <= i < len(study.deltas) and 0 <= j < len(study.batches):
+            side = 1 if event.modifiers and event.modifiers.get("shift") else 0
+            self.explorer.load_cell(study.deltas[i][0], study.batches[j], side=side)
+
+    def __panel__(self):
+        help_ = pn.pane.HTML(
+            "<small>Every search is checked against SciPy's Dijkstra. Click a cell to "
+            "animate it as search A; shift-click to put it beside as search B.</small>"
+        )
+        return pn.Row(
+            pn.Column(
+                self.method, self.deltas, self.batches, self.repeat,
+                pn.Row(self.sweep, self.ranks, self.cancel), self.rank, width=330,
+                sizing_mode=None,
+            ),
+            pn.Column(
+                self.metric, self.progress, self.status, self._heat, self._ranks, help_,
+                pn.Row(*self.downloads), sizing_mode="stretch_width",
+            ),
+            sizing_mode="stretch_width",
+        )  # fmt: skip
