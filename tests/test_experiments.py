@@ -175,3 +175,17 @@ def test_bad_study_input_is_one_line(tmp_path, args, needle):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], done.stderr
+
+
+def test_cells_are_exact_on_each_backend(backend):
+    g = random_graph(np.random.default_rng(8), 3_000, 12_000, max_weight=100)
+    sources = experiments.seeded_sources(g, 2, 1)
+    rows = []
+    experiments.run_cells(
+        g, experiments.study_queries(g, sources, "sweep", target_rank=6),
+        methods=["near_far", "near_far_async", "delta_stepping", "bellman_ford"],
+        deltas=experiments.parse_deltas("x0.25,auto,x8", g), batches=[1, 16],
+        backend=backend, on_row=rows.append,
+    )  # fmt: skip
+    assert len(rows) == 2 * (3 * 3 * 2 + 2) and all(r["exact"] for r in rows)
+    assert {r["rank"] for r in rows} == {6}
