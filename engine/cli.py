@@ -1,4 +1,4 @@
-"""The ``frontier`` command line: ``frontier solve``, ``frontier info`` and ``frontier bench``."""
+"""The ``frontier`` command line: solve, info, bench, animate, frame, sweep and ranks."""
 
 from __future__ import annotations
 
@@ -11,10 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate, io, osm
+from . import _validate, io, osm, replay
 from ._errors import FrontierError, ParameterError
 from .bench import ITERATIVE, RECORDABLE, benchmark, table
+from .export import FORMATS, export, format_of, frame_range
 from .methods import BACKENDS, METHODS
+from .render import parse_size
+from .replay import SUFFIX
 from .search import DEFAULT_BATCH, UNREACHABLE, sssp
 
 EPILOG = (
@@ -48,6 +51,40 @@ def _graph_options(p: argparse.ArgumentParser, *, many: bool = False) -> None:
     )
     p.add_argument("--no-cache", action="store_true", help="ignore the graph cache")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def _search_options(p: argparse.ArgumentParser) -> None:
+    """The options of one search: source, target, method, Δ, batch size, backend."""
+    p.add_argument(
+        "--source", metavar="ID", help="source node id as in the data (default: the first node)"
+    )
+    p.add_argument("--target", metavar="ID", help="stop once this node's distance is final")
+    p.add_argument(
+        "--method",
+        default="near_far",
+        metavar="M",
+        help=f"one of {', '.join(METHODS)} (default: %(default)s)",
+    )
+    p.add_argument(
+        "--delta",
+        default="auto",
+        type=_delta,
+        metavar="N|auto",
+        help="bucket width Δ (default: auto, Davidson's c·w̄/d̄)",
+    )
+    p.add_argument(
+        "--batch",
+        default=DEFAULT_BATCH,
+        type=_count("--batch"),
+        metavar="N",
+        help="relax iterations between host checks (default: %(default)s)",
+    )
+    p.add_argument(
+        "--backend",
+        default="auto",
+        metavar="B",
+        help=f"one of {', '.join(BACKENDS)} (default: %(default)s)",
+    )
 
 
 def _delta(text: str):
@@ -101,36 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=f"Run one shortest-path search. Methods: {methods}.",
     )
     _graph_options(solve)
-    solve.add_argument(
-        "--source", metavar="ID", help="source node id as in the data (default: the first node)"
-    )
-    solve.add_argument("--target", metavar="ID", help="stop once this node's distance is final")
-    solve.add_argument(
-        "--method",
-        default="near_far",
-        metavar="M",
-        help=f"one of {', '.join(METHODS)} (default: %(default)s)",
-    )
-    solve.add_argument(
-        "--delta",
-        default="auto",
-        type=_delta,
-        metavar="N|auto",
-        help="bucket width Δ (default: auto, Davidson's c·w̄/d̄)",
-    )
-    solve.add_argument(
-        "--batch",
-        default=DEFAULT_BATCH,
-        type=_count("--batch"),
-        metavar="N",
-        help="relax iterations between host checks (default: %(default)s)",
-    )
-    solve.add_argument(
-        "--backend",
-        default="auto",
-        metavar="B",
-        help=f"one of {', '.join(BACKENDS)} (default: %(default)s)",
-    )
+    _search_options(solve)
     solve.add_argument(
         "--out", metavar="FILE.npz", help="write node_ids, dist and pred (-1: none) to this file"
     )
@@ -172,11 +180,40 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--record", action="store_true", help="time with recording on")
     bench.add_argument("--out", metavar="FILE.json", help="also write the rows to this file")
     for name, what in (
+        ("animate", "draw a recorded search frame by frame (GIF, MP4), or save its frames"),
+        ("frame", "draw one frame of a recorded search (PNG)"),
+    ):
+        _picture_parser(sub, name, what)
+    for name, what in (
         ("sweep", "time every method × Δ × batch cell from the same seeded sources"),
         ("ranks", "time point-to-point queries by Dijkstra rank (targets settled 2^r-th)"),
     ):
         _study_parser(sub, name, what)
     return parser
+
+
+def _picture_parser(sub, name: str, what: str) -> None:
+    formats = "; ".join(f"{k}: {v}" for k, v in FORMATS.items())
+    p = sub.add_parser(
+        name,
+        help=what,
+        epilog=EPILOG + f" GRAPH may also be a replay ({SUFFIX}): its search is drawn as saved.",
+        description=f"{what[0].upper()}{what[1:]}. The search runs with recording on (a "
+        f"replay is reopened instead). Formats by the name of --out: {formats}.",
+    )
+    _graph_options(p)
+    _search_options(p)
+    if name == "animate":
+        p.add_argument("--out", required=True, metavar="FILE", help="FILE.gif, .mp4, .csv or "
+                       f"{SUFFIX}")  # fmt: skip
+        p.add_argument("--fps", type=_count("--fps"), default=10, help="frames per second")
+        p.add_argument("--frames", metavar="A:B", help="frames A to B only (default: all)")
+    else:
+        p.add_argument("--out", required=True, metavar="FILE.png")
+        p.add_argument("--frame", type=_count("--frame", 0), metavar="K",
+                       help="the frame to draw (default: the last)")  # fmt: skip
+    p.add_argument("--size", metavar="WxH", help="picture size (default: 800 wide, the "
+                   "graph's shape)")  # fmt: skip
 
 
 def _study_parser(sub, name: str, what: str) -> None:
@@ -347,6 +384,50 @@ def _solve(args) -> int:
     return 0
 
 
+def _picture(args) -> int:
+    from tqdm import tqdm
+
+    kind = format_of(args.out)
+    if args.command == "frame" and kind != ".png":
+        msg = f"--out {args.out} must end in .png (frontier animate writes the other formats)"
+        raise ParameterError(msg)
+    if args.command == "animate" and kind == ".png":
+        msg = f"--out {args.out}: frontier frame draws PNGs; animate writes {', '.join(FORMATS)}"
+        raise ParameterError(msg)
+    _output(args.out, Path(args.out).suffix.lower())
+    size = parse_size(args.size) if args.size else None
+    if args.graph.lower().endswith(SUFFIX):
+        result, source = replay.load(args.graph)
+    else:
+        graph = _load(args, args.graph)
+        result = sssp(
+            graph,
+            graph.index_of(args.source) if args.source is not None else 0,
+            method=args.method,
+            backend=args.backend,
+            delta=args.delta,
+            batch_size=args.batch,
+            target=graph.index_of(args.target) if args.target is not None else None,
+            record=True,
+        )
+        source = {"spec": args.graph, "network": args.network, "weight": args.weight,
+                  "weights": args.weights}  # fmt: skip
+    options = dict(size=size, source=source)
+    if args.command == "frame":
+        options["frame"] = args.frame
+    elif kind in (".gif", ".mp4"):
+        frames = frame_range(args.frames, len(result.recording))
+        bar = tqdm(total=len(frames), unit="frame", file=sys.stderr, desc=Path(args.out).name)
+        options |= dict(fps=args.fps, frames=args.frames, progress=lambda k: bar.update(1))
+    try:
+        out = export(result, args.out, **options)
+    finally:
+        if "progress" in options:
+            bar.close()
+    print(f"wrote {out} ({out.stat().st_size:,} bytes, {len(result.recording)} frames recorded)")
+    return 0
+
+
 def _study(args) -> int:
     from tqdm import tqdm
 
@@ -401,7 +482,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        commands = {"info": _info, "solve": _solve, "bench": _bench}
+        commands = {
+            "info": _info,
+            "solve": _solve,
+            "bench": _bench,
+            "animate": _picture,
+            "frame": _picture,
+        }
         return commands.get(args.command, _study)(args)
     except FrontierError as exc:
         print(f"frontier: error: {exc}", file=sys.stderr)

@@ -394,9 +394,8 @@ def _arc_ends(values, what: str, n_nodes: int) -> np.ndarray:
     return ends.astype(np.int64)
 
 
-def save_npz(graph: CSRGraph, path) -> None:
-    """Write ``graph`` to an uncompressed ``.npz`` file at ``path`` (a path or an open
-    binary file)."""
+def graph_arrays(graph: CSRGraph, prefix: str = "") -> dict[str, np.ndarray]:
+    """The arrays that make up ``graph`` (names prefixed with ``prefix``), for `np.savez`."""
     arrays = {
         "indptr": graph.indptr,
         "indices": graph.indices,
@@ -406,20 +405,31 @@ def save_npz(graph: CSRGraph, path) -> None:
     }
     if graph.lon is not None:
         arrays |= {"lon": graph.lon, "lat": graph.lat}
-    np.savez(path, **arrays)
+    return {prefix + k: v for k, v in arrays.items()}
+
+
+def graph_from_arrays(z, prefix: str = "") -> CSRGraph:
+    """The graph whose `graph_arrays` are in the mapping ``z`` (an open ``.npz``)."""
+    name, weight_kind = (str(s) for s in z[prefix + "meta"])
+    return CSRGraph(
+        indptr=z[prefix + "indptr"],
+        indices=z[prefix + "indices"],
+        weights=z[prefix + "weights"],
+        node_ids=z[prefix + "node_ids"],
+        lon=z[prefix + "lon"] if prefix + "lon" in z else None,
+        lat=z[prefix + "lat"] if prefix + "lat" in z else None,
+        name=name,
+        weight_kind=weight_kind,
+    )
+
+
+def save_npz(graph: CSRGraph, path) -> None:
+    """Write ``graph`` to an uncompressed ``.npz`` file at ``path`` (a path or an open
+    binary file)."""
+    np.savez(path, **graph_arrays(graph))
 
 
 def load_npz(path) -> CSRGraph:
     """Read a graph written by `save_npz`."""
     with np.load(path, allow_pickle=False) as z:
-        name, weight_kind = (str(s) for s in z["meta"])
-        return CSRGraph(
-            indptr=z["indptr"],
-            indices=z["indices"],
-            weights=z["weights"],
-            node_ids=z["node_ids"],
-            lon=z["lon"] if "lon" in z else None,
-            lat=z["lat"] if "lat" in z else None,
-            name=name,
-            weight_kind=weight_kind,
-        )
+        return graph_from_arrays(z)

@@ -49,18 +49,30 @@ def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     one rename: a crash or a kill mid-write leaves the previous file as it was (and at most
     a ``.NAME.*.tmp`` file beside it). Every file Frontier writes goes through here.
     """
-    path = Path(path)
-    mode = path.stat().st_mode & 0o777 if path.is_file() else 0o666 & ~_UMASK
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
+
+    def fill(tmp: Path) -> None:
+        with tmp.open("wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
+
+    return write_atomic_path(path, fill)
+
+
+def write_atomic_path(path: str | os.PathLike, fill: Callable[[Path], None]) -> Path:
+    """`write_atomic` for writers that need a file name (ffmpeg): ``fill(tmp)`` writes the
+    temporary file ``tmp``, which then replaces ``path``."""
+    path = Path(path)
+    mode = path.stat().st_mode & 0o777 if path.is_file() else 0o666 & ~_UMASK
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        fill(tmp)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     return path
 

@@ -28,6 +28,7 @@ import engine
 from engine import UNREACHABLE, FrontierError, ParameterError
 from engine.io import cache_dir, prune_temporary, write_atomic
 from engine.recording import FRAME_FIELDS
+from engine.render import line_pixels, road_segments
 
 log = logging.getLogger(__name__)
 
@@ -161,11 +162,8 @@ class Geometry:
     def __init__(self, graph: engine.CSRGraph):
         self.x, self.y = graph.mercator
         tails, heads = graph.sources, graph.indices
-        lo, hi = np.minimum(tails, heads), np.maximum(tails, heads)
-        keys = np.unique(lo.astype(np.int64) * graph.n_nodes + hi)
-        a, b = keys // graph.n_nodes, keys % graph.n_nodes
-        keep = a != b
-        self.segments = (self.x[a[keep]], self.y[a[keep]], self.x[b[keep]], self.y[b[keep]])
+        a, b = road_segments(graph)
+        self.segments = (self.x[a], self.y[a], self.x[b], self.y[b])
         self._tree = cKDTree(np.column_stack([self.x, self.y]))
         straight = np.hypot(self.x[tails] - self.x[heads], self.y[tails] - self.y[heads])
         w = graph.weights.astype(np.float64)
@@ -181,13 +179,9 @@ class Geometry:
         dw, dh = max(float(np.ptp(self.x)), 1.0), max(float(np.ptp(self.y)), 1.0)
         scale = (size - 1) / max(dw, dh)
         width, height = int(dw * scale) + 1, int(dh * scale) + 1
-        steps = np.maximum(np.ceil(np.hypot(x1 - x0, y1 - y0) * scale * 2), 1).astype(np.int64)
-        seg = np.repeat(np.arange(len(steps)), steps + 1)
-        t = (np.arange(len(seg)) - np.repeat(np.cumsum(steps + 1) - steps - 1, steps + 1)) / (
-            steps[seg]
+        px, py = line_pixels(
+            (x0 - left) * scale, (y0 - bottom) * scale, (x1 - left) * scale, (y1 - bottom) * scale
         )
-        px = np.rint((x0[seg] + t * (x1 - x0)[seg] - left) * scale).astype(np.int64)
-        py = np.rint((y0[seg] + t * (y1 - y0)[seg] - bottom) * scale).astype(np.int64)
         rgba = np.zeros((height, width, 4), dtype=np.uint8)
         rgb = [int(color[k : k + 2], 16) for k in (1, 3, 5)]
         for dx, dy in ((0, 0), (1, 0), (0, 1), (1, 1)):  # lines two pixels wide

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-#: Node colours by state code (unreached is transparent: the roads show through).
-STATE_COLORS = ("#00000000", "#f28e2b", "#8fd16a", "#1a7a3c")
+from engine.render import ATTRIBUTION, COLORS
+
+__all__ = ["ATTRIBUTION", "COLORS"]
+
+#: Node colours by state code (unreached is transparent: the roads show through); the
+#: exported pictures use the same (`engine.render.COLORS`).
+STATE_COLORS = ("#00000000", COLORS["far"], COLORS["near"], COLORS["settled"])
 FAR, NEAR, SETTLED = STATE_COLORS[1:]
-ROAD = "#b4b4b4"
-SOURCE = "#1f4ed8"
-TARGET = "#d62728"
-ROUTE = "#1f4ed8"
-RING = "#1f4ed8"
-ATTRIBUTION = "Map data © OpenStreetMap contributors"
+ROAD = COLORS["road"]
+SOURCE = COLORS["source"]
+TARGET = COLORS["target"]
+ROUTE = COLORS["source"]
+RING = COLORS["source"]
 
 
 def weight_text(value: int, kind: str) -> str:

@@ -1,0 +1,196 @@
+"""Pictures of a recorded search, drawn on the CPU: the map of one frame as an image.
+
+The roads are rasterised once; each frame then paints the nodes' states over a copy, in a
+small fixed palette (so a GIF needs no colour quantisation and every frame of an animation
+shares one palette). A caption band on top carries the method, Δ, batch, the iteration
+counter and the near/far/settled counts with a legend; OSM maps carry their attribution.
+Pillow draws the text; nothing here needs a browser or a display.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+from ._errors import ParameterError
+from .graph import CSRGraph
+from .methods import METHODS
+from .recording import FAR, NEAR, SETTLED
+from .search import SSSPResult
+
+#: Colours shared by the dashboard and the exports (the state colours of the map).
+COLORS = {
+    "background": "#ffffff",
+    "road": "#b4b4b4",
+    "far": "#f28e2b",
+    "near": "#8fd16a",
+    "settled": "#1a7a3c",
+    "source": "#1f4ed8",
+    "target": "#d62728",
+    "text": "#222222",
+    "muted": "#666666",
+}
+_INDEX = {name: k for k, name in enumerate(COLORS)}
+_STATES = ((FAR, "far"), (NEAR, "near"), (SETTLED, "settled"))
+ATTRIBUTION = "Map data © OpenStreetMap contributors"
+#: Height of the caption band, in pixels.
+BAND = 46
+
+
+def palette() -> list[int]:
+    """The RGB palette of every picture, flattened as Pillow wants it."""
+    return [int(c[k : k + 2], 16) for c in COLORS.values() for k in (1, 3, 5)]
+
+
+def rgb(image) -> np.ndarray:
+    """A palette image as an ``(H, W, 3)`` ``uint8`` array."""
+    table = np.array(palette(), dtype=np.uint8).reshape(-1, 3)
+    return table[np.asarray(image)]
+
+
+def line_pixels(x0, y0, x1, y1) -> tuple[np.ndarray, np.ndarray]:
+    """The pixels of straight segments from (x0, y0) to (x1, y1), in pixel units: each
+    segment sampled twice per pixel of its length, so lines have no gaps."""
+    x0, y0, x1, y1 = (np.asarray(a, dtype=np.float64) for a in (x0, y0, x1, y1))
+    steps = np.maximum(np.ceil(np.hypot(x1 - x0, y1 - y0) * 2), 1).astype(np.int64)
+    seg = np.repeat(np.arange(len(steps)), steps + 1)
+    first = np.repeat(np.cumsum(steps + 1) - steps - 1, steps + 1)
+    t = (np.arange(len(seg)) - first) / steps[seg]
+    px = np.rint(x0[seg] + t * (x1 - x0)[seg]).astype(np.int64)
+    py = np.rint(y0[seg] + t * (y1 - y0)[seg]).astype(np.int64)
+    return px, py
+
+
+def road_segments(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray]:
+    """The two end nodes of each road, one per pair of opposite arcs, loops left out."""
+    tails, heads = graph.sources, graph.indices
+    lo, hi = np.minimum(tails, heads), np.maximum(tails, heads)
+    keys = np.unique(lo.astype(np.int64) * graph.n_nodes + hi)
+    a, b = keys // graph.n_nodes, keys % graph.n_nodes
+    keep = a != b
+    return a[keep], b[keep]
+
+
+@functools.cache
+def _font(size: int):
+    """DejaVu Sans (matplotlib ships it; it has Δ and ·), at ``size`` pixels."""
+    import matplotlib
+    from PIL import ImageFont
+
+    path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    return ImageFont.truetype(str(path), size)
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"960x720"`` as (width, height), each 200–4096 pixels."""
+    try:
+        width, height = (int(v) for v in str(text).lower().split("x"))
+    except ValueError:
+        width = height = 0
+    if not (200 <= width <= 4096 and 200 <= height <= 4096):
+        msg = f"--size must be WIDTHxHEIGHT with each side 200–4096 pixels, got {text!r}"
+        raise ParameterError(msg)
+    return width, height
+
+
+def default_size(graph: CSRGraph, width: int = 800) -> tuple[int, int]:
+    """A picture ``width`` pixels wide whose height fits the graph's shape (300–1200)."""
+    x, y = graph.mercator
+    aspect = max(float(np.ptp(y)), 1.0) / max(float(np.ptp(x)), 1.0)
+    height = int(min(max(BAND + 20 + (width - 20) * aspect, 300), 1200))
+    return width, height + height % 2
+
+
+class MapPainter:
+    """Draws frames of searches on one graph at one size (roads rasterised once); the
+    default size is `default_size`."""
+
+    def __init__(self, graph: CSRGraph, size: tuple[int, int] | None = None):
+        if graph.lon is None:
+            msg = f"{graph.name} has no coordinates: there is no map to draw"
+            raise ParameterError(msg)
+        self.graph = graph
+        self.size = size or default_size(graph)
+        width, height = self.size
+        x, y = graph.mercator
+        margin = 10
+        dx, dy = max(float(np.ptp(x)), 1.0), max(float(np.ptp(y)), 1.0)
+        scale = min((width - 2 * margin) / dx, (height - BAND - 2 * margin) / dy)
+        left = (width - dx * scale) / 2
+        top = BAND + (height - BAND - dy * scale) / 2
+        self.px = np.rint(left + (x - x.min()) * scale).astype(np.int64)
+        self.py = np.rint(top + (y.max() - y) * scale).astype(np.int64)
+        self.dot = 2 if graph.n_nodes > 20_000 else 3
+        base = np.full((height, width), _INDEX["background"], dtype=np.uint8)
+        a, b = road_segments(graph)
+        self._paint_line(base, a, b, "road")
+        self._base = base
+
+    def _paint_line(
+        self, image: np.ndarray, a: np.ndarray, b: np.ndarray, colour: str, width: int = 1
+    ) -> None:
+        px, py = line_pixels(self.px[a], self.py[a], self.px[b], self.py[b])
+        h, w = image.shape
+        for dx in range(width):
+            for dy in range(width):
+                image[np.clip(py + dy, 0, h - 1), np.clip(px + dx, 0, w - 1)] = _INDEX[colour]
+
+    def _paint_nodes(self, image: np.ndarray, nodes: np.ndarray, colour: str, dot: int) -> None:
+        h, w = image.shape
+        for dy in range(dot):
+            for dx in range(dot):
+                image[
+                    np.clip(self.py[nodes] + dy - dot // 2, 0, h - 1),
+                    np.clip(self.px[nodes] + dx - dot // 2, 0, w - 1),
+                ] = _INDEX[colour]
+
+    def frame(self, result: SSSPResult, frame: int):
+        """Frame ``frame`` of ``result`` as a Pillow palette image."""
+        from PIL import Image, ImageDraw
+
+        rec = result.recording
+        image = self._base.copy()
+        states = rec.states(frame)
+        for code, colour in _STATES:
+            self._paint_nodes(image, np.flatnonzero(states == code), colour, self.dot)
+        target = result.target
+        if target is not None and 0 <= rec.settled_at[target] <= frame:
+            route = np.asarray(result.path_to(target), dtype=np.int64)
+            self._paint_line(image, route[:-1], route[1:], "source", width=3)
+        marks = [(result.source, "source")] + ([(target, "target")] if target is not None else [])
+        for node, colour in marks:
+            self._paint_nodes(image, np.array([node]), colour, 9)
+        picture = Image.fromarray(image, mode="P")
+        picture.putpalette(palette())
+        self._caption(ImageDraw.Draw(picture), result, frame)
+        return picture
+
+    def _caption(self, draw, result: SSSPResult, frame: int) -> None:
+        s = result.recording.snapshot(frame)
+        method = METHODS[result.method].title
+        delta = "Δ ∞" if result.delta is None else f"Δ {result.delta:,}"
+        last = len(result.recording) - 1
+        head = (
+            f"{method} · {delta} · batch {result.batch_size}    "
+            f"iteration {s.iteration:,} of {last:,} · phase {s.phase:,}"
+        )
+        draw.text((10, 5), head, fill=_INDEX["text"], font=_font(15))
+        x = 10
+        for count, name in ((s.far, "far"), (s.near, "near"), (s.settled, "settled")):
+            draw.rectangle((x, 30, x + 10, 40), fill=_INDEX[name])
+            label = f"{name} {count:,}"
+            draw.text((x + 15, 27), label, fill=_INDEX["text"], font=_font(13))
+            x += 30 + int(draw.textlength(label, font=_font(13)))
+        for node_colour, label in (("source", "source"), ("target", "target")):
+            if label == "target" and result.target is None:
+                continue
+            draw.rectangle((x, 30, x + 10, 40), fill=_INDEX[node_colour])
+            draw.text((x + 15, 27), label, fill=_INDEX["text"], font=_font(13))
+            x += 30 + int(draw.textlength(label, font=_font(13)))
+        if self.graph.weight_kind in ("length", "travel_time"):  # an OSM graph
+            width, height = self.size
+            font = _font(11)
+            w = draw.textlength(ATTRIBUTION, font=font)
+            draw.text((width - w - 6, height - 16), ATTRIBUTION, fill=_INDEX["muted"], font=font)

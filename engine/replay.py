@@ -1,0 +1,123 @@
+"""Replay files (``.frontier.npz``): a recorded search that reopens without running again.
+
+One compressed ``.npz`` (no pickles) holds the graph (its CSR arrays, ids and coordinates,
+so the map can be drawn), the recording (stamps, frame table, bucket bins), the distances,
+and a JSON record of the run: its layout version, method, Δ, batch size, backend, device,
+counters and times, and the graph's spec and loading options.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from ._errors import FrontierError
+from .graph import graph_arrays, graph_from_arrays
+from .io import write_atomic
+from .methods import Counters
+from .recording import FRAME_FIELDS, Recording
+from .search import SSSPResult
+
+#: The layout written here; a file of another layout is refused with a clear line.
+FORMAT = "frontier-replay/1"
+SUFFIX = ".frontier.npz"
+
+
+class ReplayError(FrontierError):
+    """A replay file is corrupt, of another version, or not a replay."""
+
+
+def save(result: SSSPResult, path: str | os.PathLike, *, source: dict | None = None) -> Path:
+    """Write ``result`` (which must carry a recording) to ``path``; ``source`` says where
+    its graph came from (spec and loading options), kept for people and links."""
+    rec = result.recording
+    if rec is None:
+        msg = "this search was not recorded: run it with record=True to save a replay"
+        raise ReplayError(msg)
+    run = {
+        "format": FORMAT,
+        "method": result.method,
+        "backend": result.backend,
+        "device": result.device,
+        "delta": result.delta,
+        "batch_size": result.batch_size,
+        "source": result.source,
+        "target": result.target,
+        "counters": result.counters.as_dict(),
+        "elapsed_s": result.elapsed_s,
+        "setup_s": result.setup_s,
+        "settled_below": result.settled_below,
+        "recording_delta": rec.delta,
+        "graph_source": source or {},
+    }
+    arrays = graph_arrays(result.graph, "graph.") | {
+        "run": np.array(json.dumps(run)),
+        "distances": result.distances,
+        "reached_at": rec.reached_at,
+        "near_at": rec.near_at,
+        "settled_at": rec.settled_at,
+        "frames": rec.frames,
+    }
+    if rec.buckets is not None:
+        arrays["buckets"] = rec.buckets
+    return write_atomic(path, lambda f: np.savez_compressed(f, **arrays))
+
+
+def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
+    """The recorded result in ``path`` and where its graph came from."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if "run" not in z:
+                msg = f"{path} is not a Frontier replay (no run record); save one as FILE{SUFFIX}"
+                raise ReplayError(msg)
+            run = json.loads(str(z["run"]))
+            if run.get("format") != FORMAT:
+                msg = (
+                    f"{path} is a replay of another Frontier version ({run.get('format')!r}, "
+                    f"this one reads {FORMAT!r}); record the search again"
+                )
+                raise ReplayError(msg)
+            graph = graph_from_arrays(z, "graph.")
+            buckets = z["buckets"] if "buckets" in z else None
+            rec = Recording(
+                graph.n_nodes, delta=run["recording_delta"], with_buckets=buckets is not None
+            )
+            rec.reached_at, rec.near_at, rec.settled_at = (
+                z[k].astype(np.int32) for k in ("reached_at", "near_at", "settled_at")
+            )
+            rec.append(z["frames"], buckets)
+            distances = z["distances"].astype(np.int64)
+    except ReplayError:
+        raise
+    except FileNotFoundError:
+        msg = f"{path} does not exist; give the path of a {SUFFIX} file"
+        raise ReplayError(msg) from None
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+        msg = f"{path} is not a readable Frontier replay ({type(exc).__name__}); record it again"
+        raise ReplayError(msg) from None
+    sizes = {rec.reached_at.size, rec.near_at.size, rec.settled_at.size, distances.size}
+    if sizes != {graph.n_nodes} or rec.frames.shape[1:] != (len(FRAME_FIELDS),):
+        msg = f"{path} is a corrupt replay (its arrays do not fit its graph); record it again"
+        raise ReplayError(msg)
+    result = SSSPResult(
+        graph=graph,
+        distances=distances,
+        method=run["method"],
+        backend=run["backend"],
+        device=run["device"],
+        delta=run["delta"],
+        batch_size=run["batch_size"],
+        source=run["source"],
+        target=run["target"],
+        counters=Counters(**run["counters"]),
+        elapsed_s=run["elapsed_s"],
+        setup_s=run["setup_s"],
+        settled_below=run["settled_below"],
+        recording=rec,
+    )
+    return result, run["graph_source"]
