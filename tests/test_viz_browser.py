@@ -250,3 +250,33 @@ def test_explore_sweep_fills_a_click_loads_it_and_downloads_work(server, browser
         data = path.read_bytes()
         assert data.startswith({"csv": b"method,", "json": b"{", "png": b"\x89PNG"}[ext])
     assert len(path.with_suffix(".csv").read_text().splitlines()) == 1 + 9 * 3
+
+
+def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):
+    page = open_app(browser, server)
+    delta = page.locator(".frontier-delta input").first
+    delta.fill("9000")
+    delta.press("Enter")
+    wait_for(lambda: "Δ 9,000" in stats(page))
+    play_button(page).click()
+    wait_for(lambda: "Play" in play_button(page).inner_text())
+    page.locator("button", has_text="First").first.click()
+    for _ in range(4):
+        page.locator("button", has_text="Step").first.click()
+    wait_for(lambda: number(page, "frontier-iteration") == 4)
+    wait_for(lambda: "frame=4" in page.url and "delta=9000" in page.url)
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    fresh.goto(page.url)
+    fresh.locator(".frontier-map canvas").first.wait_for(timeout=60_000)
+    wait_for(lambda: "Δ 9,000" in stats(fresh))
+    wait_for(lambda: number(fresh, "frontier-iteration") == 4)
+    assert route(fresh) == route(page) and "Play" in play_button(fresh).inner_text()
+    bad = browser.new_context().new_page()
+    bad.goto(server + "?method=warp&frame=2")
+    bad.locator(".notyf__toast", has_text="link: method='warp'").first.wait_for(timeout=30_000)
+    with fresh.expect_download() as download:
+        fresh.locator(".frontier-export-gif button").first.click()
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    assert path.name == "frontier-helsinki-all-near_far-d9000-b64.gif"
+    assert path.read_bytes().startswith(b"GIF89a")

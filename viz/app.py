@@ -12,7 +12,9 @@ from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
 from viz.controls import GraphControls, Player, QueryControls, RunControls
 from viz.explore import Explorer, ExploreView
+from viz.links import LinkKeeper, apply_query
 from viz.state import GraphChoice, Session
+from viz.takeaway import TakeawayView
 
 pn.extension("filedropper", notifications=True, sizing_mode="stretch_width")
 
@@ -59,6 +61,7 @@ sidebar = pn.Column(
         "### Search B", RunControls(session, session.configs[1]), visible=session.param.compare
     ),
     backend_note,
+    TakeawayView(session),
     width=330,
     sizing_mode=None,
 )
@@ -75,5 +78,17 @@ main = pn.Column(
     pn.pane.Markdown(NOTES),
     sizing_mode="stretch_width",
 )
-pn.state.onload(session.play)
+link = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh")}
+
+
+def start() -> None:
+    """Open what the page's link says (if anything), then keep the link up to date; a link
+    to a frame opens paused there, any other page starts playing."""
+    apply_query(session, link)
+    LinkKeeper(session).update()
+    if "frame" not in link:
+        session.play()
+
+
+pn.state.onload(start)
 pn.Row(sidebar, main, sizing_mode="stretch_width").servable(title="Frontier")

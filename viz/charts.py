@@ -28,9 +28,11 @@ def _chart(title: str, x_range, height: int) -> figure:
         x_range=x_range,
         height=height,
         sizing_mode="stretch_width",
-        tools="xpan,xwheel_zoom,reset",
-        toolbar_location=None,
+        tools="xpan,xwheel_zoom,reset,save",
+        toolbar_location="right",
     )
+    fig.toolbar.autohide = True  # the save button (a PNG of the chart) shows on hover
+    fig.toolbar.logo = None
     fig.title.text_font_size = "12px"
     fig.yaxis.formatter.use_scientific = False
     return fig

@@ -13,10 +13,8 @@ import html
 import io
 import json
 import queue
-import re
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import panel as pn
@@ -33,6 +31,7 @@ from engine import FrontierError, ParameterError, experiments, plots
 from .charts import TextPane
 from .controls import _every, two_way
 from .state import METHOD_LABELS, LoadedGraph, Session, Settings
+from .style import file_stem
 
 #: Methods with a Δ to explore (the dashboard's own, so that a cell can be animated).
 METHODS = {label: m for m, label in METHOD_LABELS.items() if engine.METHODS[m].uses_delta}
@@ -293,9 +292,7 @@ class Explorer(param.Parameterized):
     # --------------------------------------------------------------------- downloads
     def filename(self, suffix: str) -> str:
         kind = self.study.kind if self.study else "sweep"
-        name = Path(self.session.loaded.graph.name).name.split(".")[0]
-        graph = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "graph"
-        return f"frontier-{kind}-{graph}.{suffix}"
+        return f"frontier-{kind}-{file_stem(self.session.loaded.graph.name)}.{suffix}"
 
     def csv_file(self) -> io.StringIO:
         return io.StringIO(experiments.csv_text(self.rows))

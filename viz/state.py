@@ -25,7 +25,7 @@ import param
 from scipy.spatial import cKDTree
 
 import engine
-from engine import UNREACHABLE, FrontierError, ParameterError
+from engine import UNREACHABLE, FrontierError, ParameterError, replay
 from engine.io import cache_dir, prune_temporary, write_atomic
 from engine.recording import FRAME_FIELDS
 from engine.render import line_pixels, road_segments
@@ -137,9 +137,23 @@ class GraphChoice:
     weight: str = "length"
     weights: str = "file"  # DIMACS/PACE only
 
+    @property
+    def is_replay(self) -> bool:
+        """Whether the spec is a replay file (its graph and its recorded search)."""
+        return self.spec.lower().endswith(replay.SUFFIX)
+
     def load(self) -> engine.CSRGraph:
         """Load the graph; DIMACS/PACE files over `MAX_MAP_NODES` (by their declared size) or
         over `MAX_TEXT_MB` of text are refused before anything is allocated."""
+        if self.is_replay:
+            graph = replay.load(self.spec)[0].graph
+            if graph.n_nodes > MAX_MAP_NODES:
+                msg = (
+                    f"{graph.name} has {graph.n_nodes:,} nodes; the dashboard draws at most "
+                    f"{MAX_MAP_NODES:,}: use frontier animate for this replay"
+                )
+                raise DashboardError(msg)
+            return graph
         weights = None if self.weights == "file" else self.weights
         return engine.load_graph(
             self.spec,
@@ -233,7 +247,7 @@ def route_cost(loaded: LoadedGraph, route: np.ndarray) -> dict[str, int]:
     if route.size < 2:
         return {}
     out = {graph.weight_kind: path_weight(graph, route)}
-    if graph.weight_kind in WEIGHTS:
+    if graph.weight_kind in WEIGHTS and not loaded.choice.is_replay:
         other = next(w for w in WEIGHTS if w != graph.weight_kind)
         twin = load(dataclasses.replace(loaded.choice, weight=other)).graph
         ids = graph.node_ids[route]
@@ -411,6 +425,7 @@ class Session(param.Parameterized):
         self._runs: collections.OrderedDict = collections.OrderedDict()
         self._refs: dict = {}
         self._clock: tuple[float, int] | None = None
+        self._applying = False
         for config in self.configs:
             config.param.watch(self._config_changed, list(RunConfig.param)[1:])
         self.param.watch(self._compare_changed, "compare")
@@ -420,6 +435,8 @@ class Session(param.Parameterized):
         """Load ``choice`` and run the current configurations on it; False if refused."""
         try:
             loaded = load(choice)
+            if choice.is_replay:
+                return self._open_replay(loaded)
             graph = loaded.graph
             if choice.spec == "helsinki":
                 source, target = graph.index_of(HELSINKI_SOURCE), graph.index_of(HELSINKI_TARGET)
@@ -429,6 +446,37 @@ class Session(param.Parameterized):
             runs = self._compute(loaded, source, target)
         except Exception as exc:  # every failure becomes a notification
             return self.fail(exc)
+        self._commit(loaded=loaded, source=source, target=target, runs=runs)
+        return True
+
+    def _open_replay(self, loaded: LoadedGraph) -> bool:
+        """Show a replay's recorded search as search A, without searching again."""
+        result = dataclasses.replace(replay.load(loaded.choice.spec)[0], graph=loaded.graph)
+        if result.method not in METHOD_LABELS:
+            msg = f"this replay is of {result.method}, which the dashboard does not animate"
+            raise DashboardError(msg)
+        config = self.configs[0]
+        delta = result.delta if result.delta is not None else config.delta
+        values = dict(method=result.method, auto_delta=False, delta=delta,
+                      batch_size=result.batch_size, backend="auto")  # fmt: skip
+        source, target = result.source, result.target
+        route = np.zeros(0, dtype=np.int64)
+        if target is not None:
+            route = np.asarray(result.path_to(target), dtype=np.int64)
+        settings = Settings(result.method, delta, result.batch_size, "auto")
+        reference = self._reference(loaded, source, target)
+        run = Run(settings, result, reference, route, route_cost(loaded, route))
+        self._runs[(loaded.choice, source, target, settings)] = run
+        self._applying = True  # the controls follow the replay; nothing runs yet
+        try:
+            config.param.update(**values)
+        finally:
+            self._applying = False
+        try:
+            runs = self._compute(loaded, source, target)
+        except Exception:
+            config.revert()
+            raise
         self._commit(loaded=loaded, source=source, target=target, runs=runs)
         return True
 
@@ -472,7 +520,9 @@ class Session(param.Parameterized):
     def _config_changed(self, *events) -> None:
         config = events[0].obj
         index = self.configs.index(config)
-        if index >= len(self.runs) or config.settings() == self.runs[index].settings:
+        if self._applying or index >= len(self.runs):
+            return
+        if config.settings() == self.runs[index].settings:
             return
         try:
             runs = self._compute(self.loaded, self.source, self.target)
@@ -482,7 +532,36 @@ class Session(param.Parameterized):
             return
         self._commit(runs=runs)
 
+    def configure(
+        self, *, configs: list[dict], compare: bool, source: int, target: int | None, frame: int
+    ) -> bool:
+        """Set both configurations, the comparison, the query and the frame at once (one
+        round of searches); on failure everything stays as it was."""
+        before = self.compare
+        self._applying = True
+        try:
+            for config, values in zip(self.configs, configs, strict=False):
+                config.param.update(**values)
+            self.compare = compare
+        finally:
+            self._applying = False
+        try:
+            runs = self._compute(self.loaded, source, target)
+        except Exception as exc:
+            self._applying = True
+            try:
+                for config in self.configs:
+                    config.revert()
+                self.compare = before
+            finally:
+                self._applying = False
+            return self.fail(exc)
+        self._commit(source=source, target=target, runs=runs, frame=frame)
+        return True
+
     def _compare_changed(self, _event) -> None:
+        if self._applying:
+            return
         try:
             runs = self._compute(self.loaded, self.source, self.target)
         except Exception as exc:

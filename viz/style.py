@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from engine.render import ATTRIBUTION, COLORS
 
 __all__ = ["ATTRIBUTION", "COLORS"]
@@ -30,3 +33,9 @@ def weight_text(value: int, kind: str) -> str:
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def file_stem(graph_name: str) -> str:
+    """A graph's name as a safe part of a file name (``helsinki (all)`` → ``helsinki-all``)."""
+    stem = Path(graph_name).name.split(".")[0]
+    return re.sub(r"[^A-Za-z0-9_]+", "-", stem).strip("-") or "graph"

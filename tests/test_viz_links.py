@@ -1,0 +1,75 @@
+"""Shareable links: the session's state to the query string and back."""
+
+import pytest
+
+import engine
+from viz.links import LinkKeeper, apply_query, query_of
+from viz.state import GraphChoice, Session
+
+
+def _as_panel_gives_them(query: dict) -> dict:
+    return {k: [v.encode()] for k, v in query.items()}
+
+
+def test_every_setting_round_trips(session):
+    session.configs[0].param.update(method="delta_stepping", auto_delta=False, delta=5000)
+    session.configs[1].param.update(method="bellman_ford", batch_size=8, backend="cpu")
+    session.compare = True
+    session.set_query(source=session.loaded.graph.index_of(25291537), target=17)
+    session.seek(9)
+    query = query_of(session)
+    other = Session()
+    assert other.load_graph(GraphChoice(network="walk", weight="travel_time"))
+    assert apply_query(other, _as_panel_gives_them(query)), other.error
+    assert query_of(other) == query
+    assert [r.settings for r in other.runs] == [r.settings for r in session.runs]
+    assert (other.source, other.target, other.frame) == (session.source, 17, 9)
+    assert other.loaded.choice == session.loaded.choice
+
+
+def test_auto_delta_and_no_target_round_trip(session):
+    session.set_query(target=None)
+    query = query_of(session)
+    assert query["delta"] == "auto" and "target" not in query and "b_method" not in query
+    other = Session()
+    assert other.load_graph(GraphChoice())
+    assert apply_query(other, query) and other.target is None and other.configs[0].auto_delta
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ({"method": "warp"}, "link: method='warp' is not one of near_far"),
+        ({"batch": "0"}, "link: batch='0' must be an integer ≥ 1"),
+        ({"frame": "-3"}, "link: frame='-3' must be an integer ≥ 0"),
+        ({"network": "boat"}, "link: network='boat'"),
+        ({"source": "123"}, "link: source='123' is not a node of helsinki"),
+        ({"graph": "/etc/passwd"}, "only files under"),
+        ({"delta": "0"}, "link: delta='0' must be an integer ≥ 1"),
+        ({"b_method": "delta_stepping", "compare": "1", "backend": "gpu"}, "backend 'gpu'"),
+    ],
+)
+def test_bad_or_stale_links_notify_and_keep_the_view(session, query, message):
+    if "backend" in query and engine.gpu_available():
+        pytest.skip("the GPU backend is available here")
+    before = (query_of(session), session.runs)
+    assert not apply_query(session, query)
+    assert message in session.error and "\n" not in session.error
+    assert (query_of(session), session.runs) == before
+
+
+def test_the_url_follows_runs_and_paused_frames(session):
+    class Location:
+        search = ""
+
+    keeper = LinkKeeper(session, Location)
+    keeper.update()
+    assert "frame=0" in Location.search and "graph=helsinki" in Location.search
+    session.configs[0].batch_size = 8
+    assert "batch=8" in Location.search
+    session.play()
+    seen = Location.search
+    session.seek(5)
+    assert Location.search == seen  # no URL change per frame while playing
+    session.pause()
+    assert "frame=5" in Location.search

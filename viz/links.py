@@ -1,0 +1,160 @@
+"""Shareable links: the dashboard's state in the page's query string.
+
+`query_of` writes what is on show (graph and how it was loaded, source and target ids, both
+searches' settings, the comparison, the frame) as text; `apply_query` reads it back. A link
+with a bad or stale value (an unknown method, a node that is not in the graph, a file outside
+the allowed folders) gets one notification and the defaults.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from urllib.parse import urlencode
+
+import panel as pn
+
+import engine
+
+from .state import (
+    DIMACS_WEIGHTS,
+    METHOD_LABELS,
+    NETWORKS,
+    WEIGHTS,
+    DashboardError,
+    GraphChoice,
+    Session,
+    checked_path,
+)
+
+#: The settings of search A under their own names and of search B with ``b_`` before them.
+CONFIG_KEYS = ("method", "delta", "batch", "backend")
+
+
+def query_of(session: Session) -> dict[str, str]:
+    """The session's state as query-string values."""
+    choice, graph = session.loaded.choice, session.loaded.graph
+    options = dataclasses.asdict(choice)
+    q = {"graph": options.pop("spec")} | options
+    q["source"] = str(graph.node_ids[session.source])
+    if session.target is not None:
+        q["target"] = str(graph.node_ids[session.target])
+    configs = session.configs if session.compare else session.configs[:1]
+    for prefix, c in zip(("", "b_"), configs, strict=False):
+        q |= {
+            f"{prefix}method": c.method,
+            f"{prefix}delta": "auto" if c.auto_delta else str(c.delta),
+            f"{prefix}batch": str(c.batch_size),
+            f"{prefix}backend": c.backend,
+        }
+    if session.compare:
+        q["compare"] = "1"
+    q["frame"] = str(session.frame)
+    return q
+
+
+def _one(args: dict, key: str, default: str | None = None) -> str | None:
+    value = args.get(key, default)
+    if isinstance(value, list):  # Panel's session_args: a list of bytes per key
+        value = value[-1]
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _pick(args: dict, key: str, choices, default: str) -> str:
+    value = _one(args, key, default)
+    if value not in choices:
+        msg = f"link: {key}={value!r} is not one of {', '.join(map(str, choices))}"
+        raise DashboardError(msg)
+    return value
+
+
+def _number(args: dict, key: str, default: int, least: int = 1) -> int:
+    value = _one(args, key)
+    if value is None:
+        return default
+    if not value.isdigit() or int(value) < least:
+        msg = f"link: {key}={value!r} must be an integer ≥ {least}"
+        raise DashboardError(msg)
+    return int(value)
+
+
+def _config(args: dict, prefix: str, config) -> dict:
+    delta = _one(args, f"{prefix}delta", "auto")
+    values = dict(
+        method=_pick(args, f"{prefix}method", list(METHOD_LABELS), config.method),
+        batch_size=_number(args, f"{prefix}batch", config.batch_size),
+        backend=_pick(args, f"{prefix}backend", list(engine.methods.BACKENDS), config.backend),
+        auto_delta=delta == "auto",
+    )
+    if delta != "auto":
+        values["delta"] = _number(args, f"{prefix}delta", config.delta)
+    return values
+
+
+def _node(graph: engine.CSRGraph, args: dict, key: str) -> int | None:
+    value = _one(args, key)
+    if value is None:
+        return None
+    try:
+        return graph.index_of(int(value))
+    except (ValueError, engine.FrontierError):
+        msg = f"link: {key}={value!r} is not a node of {graph.name}"
+        raise DashboardError(msg) from None
+
+
+def apply_query(session: Session, args: dict) -> bool:
+    """Show what the query-string values ``args`` say; False (with the session's error set
+    and its state kept) when one of them is bad or stale."""
+    if not args:
+        return True
+    try:
+        spec = _one(args, "graph", "helsinki")
+        if spec != "helsinki" and not spec.startswith("place:"):
+            spec = checked_path(spec)
+        choice = GraphChoice(
+            spec,
+            network=_pick(args, "network", NETWORKS, "all"),
+            weight=_pick(args, "weight", WEIGHTS, "length"),
+            weights=_pick(args, "weights", DIMACS_WEIGHTS, "file"),
+        )
+        configs = [_config(args, "", session.configs[0]), _config(args, "b_", session.configs[1])]
+        compare = _one(args, "compare", "0") == "1"
+        frame = _number(args, "frame", 0, least=0)
+    except DashboardError as exc:
+        return session.fail(exc)
+    if choice != session.loaded.choice and not session.load_graph(choice):
+        return False
+    graph = session.loaded.graph
+    try:
+        source = _node(graph, args, "source")
+        target = _node(graph, args, "target")
+    except DashboardError as exc:
+        return session.fail(exc)
+    return session.configure(
+        configs=configs,
+        compare=compare,
+        source=session.source if source is None else source,
+        target=target,
+        frame=frame,
+    )
+
+
+class LinkKeeper:
+    """Keeps the page's URL equal to `query_of` the session: after each new run, and at
+    every frame while paused (not during playback: one URL change per frame would cost)."""
+
+    def __init__(self, session: Session, location=None):
+        self.session = session
+        self.location = location if location is not None else pn.state.location
+        session.param.watch(self.update, ["runs", "compare", "playing"])
+        session.param.watch(self._on_frame, "frame")
+
+    def _on_frame(self, *_events) -> None:
+        if not self.session.playing:
+            self.update()
+
+    def update(self, *_events) -> None:
+        if self.location is None:
+            return
+        search = "?" + urlencode(query_of(self.session))
+        if self.location.search != search:
+            self.location.search = search
