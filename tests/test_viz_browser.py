@@ -280,3 +280,24 @@ def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):
     download.value.save_as(path)
     assert path.name == "frontier-helsinki-all-near_far-d9000-b64.gif"
     assert path.read_bytes().startswith(b"GIF89a")
+
+
+def test_keyboard_steps_and_the_caption_follows(server, browser):
+    page = open_app(browser, server)
+    wait_for(lambda: number(page, "frontier-iteration") > 2)
+    page.locator("body").click(position={"x": 700, "y": 5})  # the page, not a control
+    page.keyboard.press(" ")
+    wait_for(lambda: "Play" in play_button(page).inner_text())
+    page.keyboard.press("Home")
+    wait_for(lambda: number(page, "frontier-iteration") == 0)
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    wait_for(lambda: number(page, "frontier-iteration") == 2)
+    caption = page.locator(".frontier-caption").first
+    wait_for(lambda: caption.inner_text().startswith("Iteration 2:"))
+    delta = page.locator(".frontier-delta input").first
+    assert delta.input_value().replace(",", "") == "26912"  # the auto Δ that ran
+    help_ = page.locator(".frontier-help").first
+    help_.locator("button").first.click()
+    page.locator(".frontier-help", has_text="space plays and pauses").first.wait_for()

@@ -13,6 +13,7 @@ from viz.citymap import MapView
 from viz.controls import GraphControls, Player, QueryControls, RunControls
 from viz.explore import Explorer, ExploreView
 from viz.links import LinkKeeper, apply_query
+from viz.narration import Caption
 from viz.state import GraphChoice, Session
 from viz.takeaway import TakeawayView
 
@@ -68,6 +69,14 @@ sidebar = pn.Column(
 main = pn.Column(
     Player(session),
     pn.pane.HTML(LEGEND),
+    Caption(session),
+    pn.Card(
+        pn.pane.Markdown(NOTES),
+        title="What am I looking at?",
+        collapsed=True,
+        css_classes=["frontier-help"],
+        sizing_mode="stretch_width",
+    ),
     pn.Row(slot(0), slot(1), sizing_mode="stretch_width"),
     pn.Card(
         ExploreView(explorer),
@@ -75,7 +84,6 @@ main = pn.Column(
         css_classes=["frontier-explore"],
         sizing_mode="stretch_width",
     ),
-    pn.pane.Markdown(NOTES),
     sizing_mode="stretch_width",
 )
 link = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh")}

@@ -24,6 +24,11 @@ LEGEND = "".join(
 )
 
 NOTES = """
+Frontier shows a **shortest-path search** spreading through a city from the **source** (blue
+dot) to every node, or until the **target** (red square) is final. Each frame is one
+iteration: every *near* node relaxes its arcs (tries to shorten its neighbours' distances).
+The caption under the player says in words what the last iteration did.
+
 **Settled** nodes (dark green) have their final distance. **Near** nodes (light green) have a
 tentative distance below the threshold phase·Δ: they are relaxed again and again until no
 distance improves. **Far** nodes (orange) were reached with a distance beyond the threshold:
@@ -37,6 +42,10 @@ a small Δ approaches Dijkstra. **Batch size** is how many iterations the GPU ru
 host checks whether near is empty: it changes speed (host syncs), never the answer or the
 frames. **Δ-stepping** uses buckets of width Δ and relaxes heavy arcs once per bucket;
 **Bellman-Ford** has no threshold at all.
+
+**Keys**: space plays and pauses, ← and → step one frame, Home goes to the first frame.
+**Explore** (below the charts) sweeps Δ and the batch size for this query; **Take away**
+(left) exports the run; the page's link reopens this view.
 """
 
 

@@ -28,9 +28,7 @@ class MapView(RunView):
 
     def __init__(self, session: Session, slot: int = 0, **params):
         super().__init__(session, slot, **params)
-        self._pane = pn.pane.Bokeh(
-            sizing_mode="stretch_width", height=560, css_classes=["frontier-map"]
-        )
+        self._pane = pn.pane.Bokeh(sizing_mode="stretch_width", css_classes=["frontier-map"])
         self._empty = pn.pane.Alert(
             "This graph has no coordinates: there is no map to draw; the charts and the "
             "stats still follow the search.",
@@ -55,8 +53,8 @@ class MapView(RunView):
             tools="pan,wheel_zoom,reset,save",
             active_scroll="wheel_zoom",
             output_backend="canvas",  # faster than WebGL where the browser has no GPU
-            sizing_mode="stretch_width",
-            height=560,
+            sizing_mode="scale_width",  # the graph's shape, so the map fills its panel
+            aspect_ratio=geo.aspect,
         )
         fig.axis.visible = False
         fig.grid.visible = False

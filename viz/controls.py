@@ -141,10 +141,14 @@ class RunControls(Viewer):
 
     def _sync(self, *_events) -> None:
         c = self.config
+        runs = self.session.runs
+        index = self.session.configs.index(c)
+        ran = runs[index].result.delta if index < len(runs) else None
+        shown = ran if c.auto_delta and ran is not None else c.delta  # the Δ that ran
         self._syncing = True  # moving the sliders to match is not a user's choice
         try:
-            self.delta.value = c.delta
-            self.delta_slider.value = _nearest_stop(c.delta, DELTA_STOPS)
+            self.delta.value = shown
+            self.delta_slider.value = _nearest_stop(shown, DELTA_STOPS)
             self.batch.value = _nearest_stop(c.batch_size, BATCH_STOPS)
         finally:
             self._syncing = False
@@ -269,6 +273,37 @@ class QueryControls(Viewer):
         return pn.Column(self.mode, self.help, self.clear, sizing_mode="stretch_width")
 
 
+class Keys(pn.custom.JSComponent):
+    """The page's keyboard shortcuts: each press of space, ←, → or Home (outside a text box,
+    a menu or a button) is sent to ``on_key`` as a message (messages, unlike a property,
+    are never merged when keys come fast)."""
+
+    _esm = """
+    export function render({ model }) {
+      const handler = (e) => {
+        const origin = e.composedPath()[0];
+        const tag = ((origin && origin.tagName) || "").toLowerCase();
+        if (["input", "textarea", "select", "button"].includes(tag)) return;
+        if (origin && origin.isContentEditable) return;
+        if ([" ", "ArrowLeft", "ArrowRight", "Home"].includes(e.key)) {
+          e.preventDefault();
+          model.send_msg(e.key);
+        }
+      };
+      document.addEventListener("keydown", handler);
+      model.on("remove", () => document.removeEventListener("keydown", handler));
+      return document.createElement("span");
+    }
+    """
+
+    def __init__(self, on_key: Callable[[str], None], **params):
+        super().__init__(**params)
+        self._on_key = on_key
+
+    def _handle_msg(self, msg) -> None:
+        self._on_key(str(msg))
+
+
 class Player(Viewer):
     """Play, pause, step, scrub, speed and loop; one frame is one iteration.
 
@@ -303,6 +338,7 @@ class Player(Viewer):
         self.forward.on_click(_held(lambda: session.step(1)))
         self.first.on_click(_held(lambda: session.step(-session.frame)))
         self.scrub.on_change("value_throttled", self._scrubbed)
+        self.keys = Keys(self.key, width=0, height=0, margin=0)
         session.param.watch(self._on_frame, ["frame", "runs"])
         session.param.watch(self._on_playing, ["playing", "fps"])
         self._clock = None
@@ -315,6 +351,18 @@ class Player(Viewer):
             self.session.pause()
         else:
             self.session.play()
+
+    def key(self, key: str) -> None:
+        """Space plays or pauses, ← and → step, Home goes to the first frame."""
+        s = self.session
+        actions = {
+            " ": self._toggle,
+            "ArrowLeft": lambda: s.step(-1),
+            "ArrowRight": lambda: s.step(1),
+            "Home": lambda: s.step(-s.frame),
+        }
+        if key in actions:
+            _held(actions[key])()
 
     def _scrubbed(self, _attr, _old, new) -> None:
         if new != self.session.frame:
@@ -343,5 +391,6 @@ class Player(Viewer):
             pn.pane.Bokeh(self.scrub, sizing_mode="stretch_width"),
             self.fps,
             self.loop,
+            self.keys,
             sizing_mode="stretch_width",
         )

@@ -183,6 +183,8 @@ class Geometry:
         w = graph.weights.astype(np.float64)
         self.scale = float(np.max(straight[w > 0] / w[w > 0], initial=0.0))
         self.extent = float(np.hypot(np.ptp(self.x), np.ptp(self.y)))
+        #: Width ÷ height of the map: the graph's own, kept between square and 2.5 : 1.
+        self.aspect = min(max(float(np.ptp(self.x)) / max(float(np.ptp(self.y)), 1.0), 1.0), 2.5)
 
     def roads_image(self, color: str, size: int = 1400):
         """The road segments rasterized once into an RGBA image (``uint32`` rows from the

@@ -1,0 +1,55 @@
+"""Captions of the narrated step mode, on a hand-made graph and on the embedded city."""
+
+import numpy as np
+import pytest
+
+import engine
+from viz.narration import caption
+from viz.state import Reference, Run, Settings
+
+#: A path 0 → 1 → 2 → 3 with weights 1, 1, 10 and a shortcut 0 → 3 of 30.
+LINE = engine.from_arcs(4, [0, 1, 2, 0], [1, 2, 3, 3], [1, 1, 10, 30], name="line")
+
+
+def _run(method, delta, target=None):
+    r = engine.sssp(LINE, 0, method=method, delta=delta, target=target, record=True)
+    route = np.asarray(r.path_to(target), dtype=np.int64) if target is not None else np.zeros(0)
+    return Run(Settings(method, delta, 64, "cpu"), r, Reference(0.0, 0, None), route, {})
+
+
+def test_near_far_on_a_line_says_what_happened():
+    run = _run("near_far", 5)
+    rec = run.result.recording
+    assert caption(run, 0).startswith("The search starts: the source is the only near node")
+    first = caption(run, 1)
+    assert first.startswith("Iteration 1: 1 near node relaxed its arcs (2 arcs); 2 nodes")
+    assert "1 node waits in the far pile" in first  # node 3, by the shortcut of 30
+    phases = np.flatnonzero(np.diff(rec.column("phase")) > 0) + 1
+    end = caption(run, int(phases[0]))
+    assert "The near set is empty, so phase 1 ends." in end
+    assert "The threshold rises to" in end and "·Δ = " in end and "now settled" in end
+    assert caption(run, len(rec) - 1).endswith("every distance is final.")
+
+
+def test_delta_stepping_heavy_arcs_and_the_target():
+    run = _run("delta_stepping", 5, target=3)
+    rec = run.result.recording
+    texts = [caption(run, k) for k in range(len(rec))]
+    assert any("relaxed its light arcs (≤ Δ)" in t for t in texts)
+    assert any("its heavy arcs are relaxed once" in t for t in texts)
+    assert texts[-1].endswith(
+        "The target is settled at 12: the search stops and the route is drawn."
+    )
+
+
+def test_bellman_ford_and_dijkstra(session):
+    run = _run("bellman_ford", None)
+    assert "Bellman-Ford has no threshold" in caption(run, 1)
+    session.configs[0].method = "dijkstra"
+    assert caption(session.runs[0], 0).startswith("SciPy's Dijkstra settles one node at a time")
+
+
+@pytest.mark.parametrize("frame", [0, 5, 40, 10_000])
+def test_every_frame_of_the_default_has_one_caption(session, frame):
+    text = caption(session.runs[0], frame)
+    assert text and "\n" not in text

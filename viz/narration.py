@@ -1,0 +1,107 @@
+"""Plain-words captions of a run's frames, for the narrated step mode.
+
+Each caption says what the iteration leading to the frame did, read from the recording:
+how many near nodes relaxed their arcs, how many nodes were reached or went to the far pile,
+and, when the near set emptied, how the phase ended (the threshold's rise, the nodes that
+left the far pile, the nodes settled). Distances are in the graph's units (km, minutes).
+"""
+
+from __future__ import annotations
+
+import html
+
+import engine
+
+from . import style
+from .charts import TextPane
+from .runview import RunView
+from .state import Run
+
+
+def _n(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"
+
+
+def caption(run: Run, frame: int) -> str:
+    """What happened between ``frame - 1`` and ``frame`` (or the run in a line, for a
+    search without frames)."""
+    result = run.result
+    rec = result.recording
+    kind = result.graph.weight_kind
+    if rec is None:
+        c = result.counters
+        return (
+            f"SciPy's Dijkstra settles one node at a time in distance order: "
+            f"{_n(c.edges_relaxed, 'arc')} relaxed, no iterations to show."
+        )
+    frame = min(max(frame, 0), len(rec) - 1)
+    now = rec.snapshot(frame)
+    if frame == 0:
+        return (
+            "The search starts: the source is the only near node (distance 0); every other "
+            "node is unreached. Each step relaxes the arcs of the near nodes."
+        )
+    before = rec.snapshot(frame - 1)
+    frames = rec.frames
+    cols = engine.recording.FRAME_FIELDS
+    reached = int(frames[frame, cols.index("reached")] - frames[frame - 1, cols.index("reached")])
+    neared = int(frames[frame, cols.index("neared")] - frames[frame - 1, cols.index("neared")])
+    settled = now.settled - before.settled
+    arcs = now.edges_relaxed - before.edges_relaxed
+    method = result.method
+    delta_stepping = engine.METHODS[method].light_heavy
+    what = "light arcs (≤ Δ)" if delta_stepping else "arcs"
+    parts = [
+        f"Iteration {now.iteration:,}: {_n(now.frontier, 'near node')} relaxed "
+        f"{'its' if now.frontier == 1 else 'their'} {what} ({_n(arcs, 'arc')}); "
+        f"{_n(reached, 'node')} reached for the first time."
+    ]
+    if now.phase > before.phase and result.delta is not None:
+        rise = style.weight_text(now.threshold, kind)
+        multiple = now.threshold / result.delta
+        bucket = before.settled_below // result.delta
+        if delta_stepping:
+            parts.append(
+                f"Bucket {bucket:,} is empty of light work, so its heavy arcs are relaxed once "
+                f"and phase {before.phase:,} ends."
+            )
+        else:
+            parts.append(f"The near set is empty, so phase {before.phase:,} ends.")
+        parts.append(
+            f"The threshold rises to {multiple:,.4g}·Δ = {rise}; {_n(neared, 'node')} left the "
+            f"far pile for the near set, and {_n(settled, 'node')} "
+            f"{'is' if settled == 1 else 'are'} now settled."
+        )
+    elif result.delta is None:
+        parts.append(f"Bellman-Ford has no threshold: {_n(now.near, 'node')} will relax next.")
+    else:
+        hi = style.weight_text(now.threshold, kind)
+        parts.append(
+            f"{_n(neared, 'node')} joined the near set; {_n(now.far, 'node')} "
+            f"{'waits' if now.far == 1 else 'wait'} in the far pile, beyond the threshold {hi}."
+        )
+    target = result.target
+    if target is not None and rec.settled_at[target] == frame:
+        d = style.weight_text(int(result.distances[target]), kind)
+        parts.append(f"The target is settled at {d}: the search stops and the route is drawn.")
+    elif frame == len(rec) - 1:
+        parts.append(
+            f"Done: {_n(now.settled, 'node')} settled in {now.phase:,} phases; every distance "
+            "is final."
+        )
+    return " ".join(parts)
+
+
+class Caption(RunView):
+    """The caption of search A's current frame, in an element with a stable CSS class."""
+
+    def __init__(self, session, **params):
+        super().__init__(session, 0, **params)
+        self._layout = TextPane("", margin=(0, 10), sizing_mode="stretch_width")
+        self._follow()
+
+    def _on_frame(self, *_events) -> None:
+        run = self._run
+        if run is not None:
+            text = html.escape(caption(run, self.session.frame))
+            self._layout.object = f'<div class="frontier-caption">{text}</div>'
