@@ -205,6 +205,23 @@ class Recording:
         for k in range(len(self)):
             yield self.snapshot(k)
 
+    def bucket_matrix(self, limit: int = 512) -> np.ndarray | None:
+        """Δ-stepping's bucket sizes by bucket index (distance // Δ) per frame, as an
+        ``(frames, buckets)`` array over the buckets ever occupied (at most ``limit``); the
+        last bin (the rest, further ahead) is left out. None for other methods."""
+        if self.buckets is None:
+            return None
+        bins = self.buckets[:, :-1]
+        first = np.minimum(self.column("lo"), UNREACHABLE - BUCKET_BINS) // self.delta
+        index = first[:, None] + np.arange(bins.shape[1])[None, :]
+        used = bins > 0
+        width = int(min(index[used].max() + 1, limit)) if used.any() else 0
+        keep = used & (index < width)
+        rows = np.broadcast_to(np.arange(len(bins))[:, None], bins.shape)
+        out = np.zeros((len(bins), width), dtype=np.int64)
+        np.add.at(out, (rows[keep], index[keep]), bins[keep])
+        return out
+
     def nbytes(self) -> int:
         """Memory held by the recording, in bytes."""
         total = self.reached_at.nbytes + self.near_at.nbytes + self.settled_at.nbytes

@@ -57,6 +57,18 @@ def test_readouts_and_charts_follow_the_frame(session):
     assert charts._buckets.visible
     session.seek(5)
     np.testing.assert_array_equal(charts._bins.data["size"], session.runs[0].buckets(5))
+    rec = session.runs[0].result.recording
+    used = np.flatnonzero(rec.buckets[:, :-1].any(axis=0)).max()
+    assert charts._buckets.x_range.end == used + 1.5  # zoomed to the buckets in use
+    assert charts._bins.data["k"][-1] == used + 1  # the rest bar right after them
+    np.testing.assert_array_equal(charts._grid.data["image"][0], rec.bucket_matrix().T)
+    assert charts._life.visible
+
+
+def test_controls_show_the_delta_that_ran(session):
+    controls = RunControls(session, session.configs[0])
+    assert session.configs[0].auto_delta
+    assert controls.delta.value == session.runs[0].result.delta == session.loaded.graph.auto_delta()
 
 
 def test_stats_card_compares_with_dijkstra(session):

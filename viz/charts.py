@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, DataRange1d, Span
+from bokeh.models import (
+    ColorBar,
+    ColumnDataSource,
+    DataRange1d,
+    LogColorMapper,
+    Range1d,
+    Span,
+)
+from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
 from engine.recording import BUCKET_BINS
@@ -102,20 +110,40 @@ class ChartsView(RunView):
             cursor = Span(location=0, dimension="height", line_color="#222222", line_width=1)
             fig.add_layout(cursor)
             self._cursors.append(cursor)
-        self._bins = ColumnDataSource(dict(k=np.arange(BUCKET_BINS), size=np.zeros(BUCKET_BINS)))
+        self._bins = ColumnDataSource(
+            dict(k=np.arange(BUCKET_BINS), size=np.zeros(BUCKET_BINS, dtype=np.int64))
+        )
         self._buckets = figure(
-            title="Δ-stepping buckets: nodes per bucket, current first (last bar: the rest)",
+            title="Δ-stepping buckets now: nodes per bucket, current first (last bar: the rest)",
+            x_range=Range1d(-0.5, BUCKET_BINS - 0.5),
             height=160,
             sizing_mode="stretch_width",
             toolbar_location=None,
-            tools="",
+            tools="save",
         )
         self._buckets.title.text_font_size = "12px"
         self._buckets.vbar(x="k", top="size", source=self._bins, width=0.9, color=style.FAR)
+        self._life = _chart(
+            "Buckets over the search: nodes in each bucket (distance ÷ Δ) per iteration",
+            x_range,
+            180,
+        )
+        self._life.yaxis.axis_label = "bucket"
+        self._grid = ColumnDataSource(dict(image=[], dw=[], dh=[]))
+        self._colours = LogColorMapper(palette=Viridis256, low=1, high=2, low_color="#00000000")
+        self._life.image(
+            image="image", x=-0.5, y=-0.5, dw="dw", dh="dh", source=self._grid,
+            color_mapper=self._colours,
+        )  # fmt: skip
+        self._life.add_layout(ColorBar(color_mapper=self._colours, width=8), "right")
+        cursor = Span(location=0, dimension="height", line_color="#d62728", line_width=1)
+        self._life.add_layout(cursor)
+        self._cursors.append(cursor)
         self._layout = pn.Column(
             pn.pane.Bokeh(self._sets, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self._edges, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self._buckets, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self._life, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
         self._follow()
@@ -127,12 +155,20 @@ class ChartsView(RunView):
         self._series.data = run.chart_columns()
         self._phases.data = dict(x=run.phase_starts())
         self._dijkstra.location = run.reference.edges_relaxed
-        has_buckets = run.result.recording is not None and run.result.recording.buckets is not None
-        self._buckets.visible = has_buckets
+        rec = run.result.recording
+        has_buckets = rec is not None and rec.buckets is not None
+        self._buckets.visible = self._life.visible = has_buckets
         if has_buckets:
-            used = np.flatnonzero(run.result.recording.buckets.any(axis=0))
-            self._buckets.x_range.end = (used.max() if used.size else 0) + 1.5
-            self._buckets.x_range.start = -0.5
+            # zoom to the buckets ever in use; the rest bar comes right after them
+            used = np.flatnonzero(rec.buckets[:, :-1].any(axis=0))
+            last = int(used.max()) if used.size else 0
+            k = np.arange(BUCKET_BINS)
+            k[-1] = last + 1
+            self._bins.data = dict(k=k, size=rec.buckets[min(self.session.frame, len(rec) - 1)])
+            self._buckets.x_range.start, self._buckets.x_range.end = -0.5, last + 1.5
+            grid = rec.bucket_matrix()
+            self._grid.data = dict(image=[grid.T], dw=[grid.shape[0]], dh=[grid.shape[1]])
+            self._colours.high = max(int(grid.max(initial=0)), 2)
         self._on_frame()
 
     def _on_frame(self, *_events) -> None:
