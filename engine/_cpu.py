@@ -141,6 +141,7 @@ class _CpuSearch:
             "reached": self.reached,
             "neared": self.neared,
             "settled": self.settled,
+            "relaxed_entries": self.logged,
         }
         return [values[k] for k in FRAME_FIELDS]
 
@@ -169,7 +170,8 @@ class _CpuSearch:
             rec.reached_at[s] = 0
             self.reached = 1
         self.enter_near(frontier)
-        rows, buckets = [], []
+        rows, buckets, log = [], [], []
+        self.logged = 0
 
         def emit(frontier_size: int) -> None:
             if rec is not None:
@@ -180,8 +182,10 @@ class _CpuSearch:
         def flush() -> None:
             if rec is not None and rows:
                 rec.append(np.array(rows), np.array(buckets) if spec.light_heavy else None)
+                rec.relax_log = np.concatenate([rec.relax_log, *log])
                 rows.clear()
                 buckets.clear()
+                log.clear()
                 if on_batch is not None:
                     on_batch()
 
@@ -191,6 +195,10 @@ class _CpuSearch:
             for _ in range(spec.batch_size):
                 c.iterations += 1
                 size = frontier.size
+                if rec is not None:  # the relax log: entries that have arcs to relax
+                    entries = frontier[self.ends[frontier] > self.indptr[frontier]]
+                    log.append(entries.astype(np.int32))
+                    self.logged += int(entries.size)
                 improved = self.relax(frontier, self.indptr[frontier], self.ends[frontier])
                 frontier = self.split(improved, hi)
                 if frontier.size == 0:

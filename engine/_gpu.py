@@ -52,7 +52,7 @@ SCOPES = ("grid", "cluster")
 C_CNT0, C_PILE0, C_PILE1, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
 C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
 C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN = 16, 17, 18, 19, 20
-C_REACHED, C_NEARED, C_SETTLED, C_QUEUED, C_SLOTS = 21, 22, 23, 24, 32
+C_REACHED, C_NEARED, C_SETTLED, C_QUEUED, C_LOGGED, C_SLOTS = 21, 22, 23, 24, 25, 32
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -258,6 +258,8 @@ def run(
     near_at = cp.empty(n, dtype=np.int32) if track_band else None
     reached_at = cp.empty(n, dtype=np.int32) if rec is not None else None
     settled_at = cp.empty(n, dtype=np.int32) if rec is not None else None
+    # The relax log grows between batches; a batch ends early rather than overflow it.
+    relax_log = cp.empty(max(4 * n, 1024), dtype=np.int32) if rec is not None else None
     frames = buckets = None
     _launch_elementwise(
         "search_init",
@@ -293,7 +295,7 @@ def run(
     ctl_dev = cp.asarray(ctl)
 
     scalar = dtype.type
-    args = (
+    args = [
         dev.indptr,
         light_end,
         dev.arcs(graph, split),
@@ -308,6 +310,8 @@ def run(
         _arg(reached_at),
         _arg(near_at),
         _arg(settled_at),
+        _arg(relax_log),
+        np.int64(0 if relax_log is None else relax_log.size),
         ctl_dev,
         _arg(frames),
         _arg(buckets),
@@ -317,7 +321,8 @@ def run(
         np.int32(spec.light_heavy),
         np.int32(dev.lanes_log2),
         np.int32(spec.batch_size),
-    )
+    ]
+    log_at = next(k for k, a in enumerate(args) if a is ctl_dev) - 2  # the relax log's place
     sizes = (np.int32(queue_capacity), np.int32(stage_capacity))
     scopes = _scopes(scope)
     switching = len(scopes) == 2
@@ -349,6 +354,13 @@ def run(
         host_syncs += 1
         size = _frontier_size(state)
     while state is None or not state[C_DONE]:
+        if relax_log is not None:
+            logged = 0 if state is None else int(state[C_LOGGED])
+            if logged + size > relax_log.size:  # room for the next frontier, and then some
+                grown = cp.empty(max(2 * relax_log.size, logged + size + n), dtype=np.int32)
+                grown[:logged] = relax_log[:logged]
+                relax_log = grown
+                args[log_at : log_at + 2] = [relax_log, np.int64(relax_log.size)]
         if switching:
             current = _next_scope(current, size)
         n_blocks, threads, shared, below, above = launch[current]
@@ -367,14 +379,14 @@ def run(
             if buckets is not None:
                 buckets.fill(0)
             if on_batch is not None:  # a stream sees each batch's node states
-                _copy_stamps(rec, reached_at, near_at, settled_at)
+                _copy_stamps(rec, reached_at, near_at, settled_at, relax_log, state)
                 on_batch()
         done_iter = iterations
         size = _frontier_size(state)
     if rec is not None and on_batch is None:
         # Once, at the end: a copy per batch cost 1.2 MB a batch on 100k nodes, which made
         # recorded searches at batch 1 of long chains run for minutes.
-        _copy_stamps(rec, reached_at, near_at, settled_at)
+        _copy_stamps(rec, reached_at, near_at, settled_at, relax_log, state)
     counters = Counters(
         iterations=int(state[C_ITER]),
         phases=int(state[C_PHASE]),
@@ -395,8 +407,9 @@ def run(
     return wide.get(out=_backend.pinned_empty(n, np.int64)), counters, settled_below
 
 
-def _copy_stamps(rec, reached_at, near_at, settled_at) -> None:
-    """The node stamps of the recording, from the device."""
+def _copy_stamps(rec, reached_at, near_at, settled_at, relax_log, state) -> None:
+    """The node stamps and the relax log of the recording, from the device."""
+    rec.relax_log = relax_log[: int(state[C_LOGGED])].get()
     rec.reached_at[:] = reached_at.get()
     rec.near_at[:] = near_at.get()
     rec.settled_at[:] = settled_at.get()

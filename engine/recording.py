@@ -44,6 +44,7 @@ FRAME_FIELDS = (
     "reached",  # nodes reached so far
     "neared",  # nodes that have been near so far
     "settled",  # nodes settled so far
+    "relaxed_entries",  # near entries whose arcs were relaxed, so far (the relax log's length)
 )
 _F = {name: k for k, name in enumerate(FRAME_FIELDS)}
 
@@ -123,6 +124,9 @@ class Recording:
         self._frames: list[np.ndarray] = []
         self._buckets: list[np.ndarray] | None = [] if with_buckets else None
         self._cache: tuple[np.ndarray, np.ndarray | None] | None = None
+        #: The node of every near entry whose arcs were relaxed, in iteration order (entries
+        #: with no arc to relax left out): a node's count up to a frame is its relax work.
+        self.relax_log = np.zeros(0, dtype=np.int32)
 
     def append(self, rows: np.ndarray, buckets: np.ndarray | None = None) -> None:
         """Add frame rows (and their bucket bins) produced by a batch of iterations."""
@@ -205,6 +209,13 @@ class Recording:
         for k in range(len(self)):
             yield self.snapshot(k)
 
+    def relax_counts(self, frame: int) -> np.ndarray:
+        """How many times each node's arcs were relaxed up to ``frame`` (``int32``): 1 is
+        the work Dijkstra does for a reachable node, every further time is wasted work (the
+        node's distance was not yet final)."""
+        done = int(self.frames[frame, _F["relaxed_entries"]])
+        return np.bincount(self.relax_log[:done], minlength=self.n_nodes).astype(np.int32)
+
     def bucket_matrix(self, limit: int = 512) -> np.ndarray | None:
         """Δ-stepping's bucket sizes by bucket index (distance // Δ) per frame, as an
         ``(frames, buckets)`` array over the buckets ever occupied (at most ``limit``); the
@@ -225,6 +236,7 @@ class Recording:
     def nbytes(self) -> int:
         """Memory held by the recording, in bytes."""
         total = self.reached_at.nbytes + self.near_at.nbytes + self.settled_at.nbytes
+        total += self.relax_log.nbytes
         total += self.frames.nbytes
         if self.buckets is not None:
             total += self.buckets.nbytes

@@ -61,6 +61,7 @@ def save(result: SSSPResult, path: str | os.PathLike, *, source: dict | None = N
         "near_at": rec.near_at,
         "settled_at": rec.settled_at,
         "frames": rec.frames,
+        "relax_log": rec.relax_log,
     }
     if rec.buckets is not None:
         arrays["buckets"] = rec.buckets
@@ -91,6 +92,7 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
                 z[k].astype(np.int32) for k in ("reached_at", "near_at", "settled_at")
             )
             rec.append(z["frames"], buckets)
+            rec.relax_log = z["relax_log"].astype(np.int32)
             distances = z["distances"].astype(np.int64)
     except ReplayError:
         raise
@@ -101,7 +103,9 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
         msg = f"{path} is not a readable Frontier replay ({type(exc).__name__}); record it again"
         raise ReplayError(msg) from None
     sizes = {rec.reached_at.size, rec.near_at.size, rec.settled_at.size, distances.size}
-    if sizes != {graph.n_nodes} or rec.frames.shape[1:] != (len(FRAME_FIELDS),):
+    logged = int(rec.frames[-1, FRAME_FIELDS.index("relaxed_entries")]) if len(rec) else 0
+    bad_log = rec.relax_log.size != logged or (rec.relax_log >= graph.n_nodes).any()
+    if sizes != {graph.n_nodes} or rec.frames.shape[1:] != (len(FRAME_FIELDS),) or bad_log:
         msg = f"{path} is a corrupt replay (its arrays do not fit its graph); record it again"
         raise ReplayError(msg)
     result = SSSPResult(

@@ -284,7 +284,7 @@ def test_settled_nodes_are_final_at_their_frame():
 
 def test_recording_is_compact():
     rec = engine.Recording(100_000, delta=1, with_buckets=False)
-    rec.append(np.zeros((10_000, 11), dtype=np.int64))
+    rec.append(np.zeros((10_000, len(engine.recording.FRAME_FIELDS)), dtype=np.int64))
     assert rec.nbytes() < 2_500_000
 
 

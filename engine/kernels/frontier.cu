@@ -57,12 +57,13 @@ enum {
     C_NEARED,       // recording: nodes that have been near
     C_SETTLED,      // recording: nodes settled
     C_QUEUED,       // near entries taken from the rings (asynchronous Near-Far)
+    C_LOGGED,       // recording: entries in the relax log (may exceed its capacity)
     C_SLOTS = 32
 };
 
 // Frame table columns; must match engine/recording.py FRAME_FIELDS.
 enum { F_ITER = 0, F_PHASE, F_LO, F_HI, F_FRONTIER, F_PILE, F_EDGES, F_IMPROVED,
-       F_REACHED, F_NEARED, F_SETTLED, F_FIELDS };
+       F_REACHED, F_NEARED, F_SETTLED, F_RELAXED, F_FIELDS };
 
 #define BUCKET_BINS 256
 
@@ -133,6 +134,8 @@ struct Search {
     int* reached_at;   // recording stamps, or null
     int* near_at;      // band membership (and recording stamp), or null
     int* settled_at;   // recording stamp, or null
+    int* relax_log;    // recording: the node of each near entry relaxed, or null
+    long long log_cap; // capacity of relax_log
     u64* ctl;
     long long* frames;    // batch x F_FIELDS, or null
     long long* buckets;   // batch x BUCKET_BINS, or null
@@ -484,7 +487,13 @@ __device__ __forceinline__ void relax_entry(const Search<D>& s, const Entry& e, 
                                             unsigned& improved) {
     if (e.start + lane >= e.end) return;
     const D du = __ldcg(&s.dist[e.v]);
-    if (lane == 0) edges += (unsigned)(e.end - e.start);
+    if (lane == 0) {
+        edges += (unsigned)(e.end - e.start);
+        if (s.relax_log) {  // the host keeps room for a whole frontier (search_batch)
+            const u64 at = atomicAdd(&s.ctl[C_LOGGED], 1ull);
+            if ((long long)at < s.log_cap) s.relax_log[at] = e.v;
+        }
+    }
     for (int k = e.start + lane; k < e.end; k += 1 << s.lanes_log2)
         relax<D, CL, ASYNC>(s, k, du, hi, it, o, improved);
 }
@@ -609,13 +618,15 @@ __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int 
 #define KERNEL_PARAMS                                                                        \
     const long long *indptr, const long long *light_end, const Arc *arcs, D *dist,           \
         Entry *front0, Entry *front1, int *pile0, int *pile1, long long pile_cap, int *band, \
-        int *mark, int *reached_at, int *near_at, int *settled_at, u64 *ctl,                 \
+        int *mark, int *reached_at, int *near_at, int *settled_at, int *relax_log,           \
+        long long log_cap, u64 *ctl,                                                         \
         long long *frames, long long *buckets, long long n, D delta, long long target,       \
         int light_heavy, int lanes_log2, int batch, long long leave_below,                   \
         long long leave_above, int qcap, int fcap
 #define KERNEL_ARGS                                                                          \
     indptr, light_end, arcs, dist, front0, front1, pile0, pile1, pile_cap, band, mark,       \
-        reached_at, near_at, settled_at, ctl, frames, buckets, n, delta, target,             \
+        reached_at, near_at, settled_at, relax_log, log_cap, ctl, frames, buckets, n, delta, \
+        target,                                                                              \
         light_heavy, lanes_log2, batch, leave_below, leave_above, qcap, fcap
 
 // Up to `batch` iterations, ending early once the frontier size is below `leave_below` or
@@ -630,6 +641,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
     extern __shared__ unsigned char dynamic_shared[];
     Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
                 band, mark, REC ? reached_at : nullptr, near_at, REC ? settled_at : nullptr,
+                REC ? relax_log : nullptr, log_cap,
                 ctl, REC ? frames : nullptr, REC ? buckets : nullptr,
                 n, delta, target, light_heavy, lanes_log2,
                 reinterpret_cast<ClusterShared*>(dynamic_shared), nullptr, 0,
@@ -752,6 +764,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 f[F_REACHED] = (long long)vload(&ctl[C_REACHED]);
                 f[F_NEARED] = (long long)vload(&ctl[C_NEARED]);
                 f[F_SETTLED] = (long long)vload(&ctl[C_SETTLED]);
+                f[F_RELAXED] = (long long)vload(&ctl[C_LOGGED]);
             }
             if (s.buckets) {
                 // Delta-stepping: size of each bucket ahead, from the band and the pile.
@@ -773,6 +786,9 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 }
             }
             scope_sync<CL>();
+            // The relax log must hold the next frontier: if not, end the batch here (every
+            // thread reads the same count, after the barrier) and the host makes room.
+            if (s.relax_log && (long long)vload(&ctl[C_LOGGED]) + count > s.log_cap) break;
         }
         if (count < leave_below || count > leave_above) break;
     }
@@ -866,7 +882,7 @@ __device__ void search_async(KERNEL_PARAMS) {
     extern __shared__ unsigned char dynamic_shared[];
     AsyncShared* r = reinterpret_cast<AsyncShared*>(dynamic_shared);
     Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
-                band, mark, nullptr, nullptr, nullptr, ctl, nullptr, nullptr,
+                band, mark, nullptr, nullptr, nullptr, nullptr, 0, ctl, nullptr, nullptr,
                 n, delta, target, 0, lanes_log2, nullptr, r, blockIdx.x,
                 (unsigned)min(qcap, RCAP), (unsigned)min(fcap, FCAP)};
     cg::cluster_group cluster = cg::this_cluster();
