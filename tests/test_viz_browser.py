@@ -301,3 +301,27 @@ def test_keyboard_steps_and_the_caption_follows(server, browser):
     help_ = page.locator(".frontier-help").first
     help_.locator("button").first.click()
     page.locator(".frontier-help", has_text="space plays and pauses").first.wait_for()
+
+
+def map_fill_field(page) -> str:
+    """The field the map's node glyph is coloured by, read from the Bokeh document."""
+    return page.evaluate(
+        """() => {
+            for (const doc of Bokeh.documents)
+                for (const m of doc.all_models)
+                    if (m.type == "Scatter" && m.fill_color &&
+                        ["state", "work"].includes(m.fill_color.field))
+                        return m.fill_color.field;
+            return null;
+        }"""
+    )
+
+
+def test_the_wasted_work_layer_toggles(server, browser):
+    page = open_app(browser, server)
+    assert map_fill_field(page) == "state"
+    page.locator(".frontier-layer button", has_text="Wasted work").first.click()
+    wait_for(lambda: map_fill_field(page) == "work")
+    page.locator(".frontier-legend", has_text="wasted work").first.wait_for()
+    page.locator(".frontier-layer button", has_text="Node states").first.click()
+    wait_for(lambda: map_fill_field(page) == "state")

@@ -15,6 +15,7 @@ def test_every_setting_round_trips(session):
     session.configs[0].param.update(method="delta_stepping", auto_delta=False, delta=5000)
     session.configs[1].param.update(method="bellman_ford", batch_size=8, backend="cpu")
     session.compare = True
+    session.layer = "work"
     session.set_query(source=session.loaded.graph.index_of(25291537), target=17)
     session.seek(9)
     query = query_of(session)
@@ -24,7 +25,7 @@ def test_every_setting_round_trips(session):
     assert query_of(other) == query
     assert [r.settings for r in other.runs] == [r.settings for r in session.runs]
     assert (other.source, other.target, other.frame) == (session.source, 17, 9)
-    assert other.loaded.choice == session.loaded.choice
+    assert other.loaded.choice == session.loaded.choice and other.layer == "work"
 
 
 def test_auto_delta_and_no_target_round_trip(session):

@@ -4,7 +4,7 @@ import numpy as np
 import panel as pn
 import pytest
 
-from viz.cards import StatsCard
+from viz.cards import Legend, StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
 from viz.controls import GraphControls, Player, RunControls
@@ -157,3 +157,21 @@ def test_a_frame_sets_few_properties(session):
     finally:
         HasProps.__setattr__ = original
     assert sum(counts.values()) <= 20 * 7, counts
+
+
+def test_the_wasted_work_layer_colours_relax_counts(session):
+    view, legend = MapView(session), Legend(session)
+    run = session.runs[0]
+    session.seek(40)
+    states = view._nodes.data["state"]
+    legend.layer.value = "work"
+    assert session.layer == "work" and view._dots.glyph.fill_color["field"] == "work"
+    counts = run.result.recording.relax_counts(40)
+    np.testing.assert_array_equal(view._nodes.data["work"], np.minimum(counts, 4))
+    assert "wasted work" in legend.text.object
+    session.seek(41)  # in this layer only the work column changes per frame
+    assert view._nodes.data["state"] is states
+    np.testing.assert_array_equal(view._nodes.data["work"], run.work(41))
+    legend.layer.value = "states"
+    assert view._dots.glyph.fill_color["field"] == "state"
+    np.testing.assert_array_equal(view._nodes.data["state"], run.states(41))

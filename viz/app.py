@@ -7,7 +7,7 @@ import panel as pn
 from bokeh.models import DataRange1d
 
 import engine
-from viz.cards import LEGEND, NOTES, StatsCard
+from viz.cards import NOTES, Legend, StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
 from viz.controls import GraphControls, Player, QueryControls, RunControls
@@ -68,7 +68,7 @@ sidebar = pn.Column(
 )
 main = pn.Column(
     Player(session),
-    pn.pane.HTML(LEGEND),
+    Legend(session),
     Caption(session),
     pn.Card(
         pn.pane.Markdown(NOTES),

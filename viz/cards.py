@@ -5,23 +5,69 @@ from __future__ import annotations
 import html
 
 import panel as pn
+from panel.viewable import Viewer
 
 from . import style
 from .runview import RunView
 from .state import METHOD_LABELS, Run, Session
 
-LEGEND = "".join(
-    f'<span style="display:inline-block;width:11px;height:11px;border-radius:6px;'
-    f'background:{color};margin:0 4px 0 10px;vertical-align:middle"></span>{label}'
-    for color, label in (
-        (style.ROAD, "unreached"),
-        (style.FAR, "far"),
-        (style.NEAR, "near"),
-        (style.SETTLED, "settled"),
-        (style.SOURCE, "source"),
-        (style.TARGET, "target"),
+
+def _legend(items) -> str:
+    return "".join(
+        f'<span style="display:inline-block;width:11px;height:11px;border-radius:6px;'
+        f'background:{color};margin:0 4px 0 10px;vertical-align:middle"></span>{label}'
+        for color, label in items
     )
-)
+
+
+#: The map's legend for each layer.
+LEGENDS = {
+    "states": _legend(
+        (
+            (style.ROAD, "unreached"),
+            (style.FAR, "far"),
+            (style.NEAR, "near"),
+            (style.SETTLED, "settled"),
+            (style.SOURCE, "source"),
+            (style.TARGET, "target"),
+        )
+    ),
+    "work": _legend(
+        (
+            (style.WORK_COLORS[1], "arcs relaxed once (Dijkstra's work)"),
+            (style.WORK_COLORS[2], "twice"),
+            (style.WORK_COLORS[3], "3 times"),
+            (style.WORK_COLORS[4], "4 or more: wasted work"),
+        )
+    ),
+}
+
+
+class Legend(Viewer):
+    """What the map colours (node states, or the relax work of each node: wasted work) and
+    what its colours mean."""
+
+    def __init__(self, session: Session, **params):
+        super().__init__(**params)
+        self.session = session
+        self.layer = pn.widgets.RadioButtonGroup(
+            options={"Node states": "states", "Wasted work": "work"},
+            value=session.layer,
+            color="light",
+            css_classes=["frontier-layer"],
+            width=220,
+        )
+        self.layer.param.watch(lambda e: setattr(session, "layer", e.new), "value")
+        self.text = pn.pane.HTML(LEGENDS[session.layer], css_classes=["frontier-legend"])
+        session.param.watch(self._sync, "layer")
+
+    def _sync(self, *_events) -> None:
+        self.layer.value = self.session.layer
+        self.text.object = LEGENDS[self.session.layer]
+
+    def __panel__(self):
+        return pn.Row(self.layer, self.text, sizing_mode="stretch_width")
+
 
 NOTES = """
 Frontier shows a **shortest-path search** spreading through a city from the **source** (blue
@@ -42,6 +88,10 @@ a small Δ approaches Dijkstra. **Batch size** is how many iterations the GPU ru
 host checks whether near is empty: it changes speed (host syncs), never the answer or the
 frames. **Δ-stepping** uses buckets of width Δ and relaxes heavy arcs once per bucket;
 **Bellman-Ford** has no threshold at all.
+
+**Wasted work** colours each node by how many times its arcs have been relaxed so far:
+once is what Dijkstra does; every further time (yellow, orange, red) is work a wide Δ
+wastes, because the node's distance was not final yet.
 
 **Keys**: space plays and pauses, ← and → step one frame, Home goes to the first frame.
 **Explore** (below the charts) sweeps Δ and the batch size for this query; **Take away**

@@ -37,6 +37,7 @@ class MapView(RunView):
         self._note = pn.pane.HTML(style.ATTRIBUTION, styles={"font-size": "11px"}, margin=(0, 5))
         self._layout = pn.Column(self._pane, self._note, sizing_mode="stretch_width")
         self._graph = None
+        session.param.watch(self._on_layer, "layer")
         self._follow()
 
     def _build(self) -> None:
@@ -78,18 +79,20 @@ class MapView(RunView):
             line_color=style.RING,
             line_alpha=0.35,
         )
-        mapper = LinearColorMapper(palette=list(style.STATE_COLORS), low=-0.5, high=3.5)
-        self._nodes = ColumnDataSource(
-            dict(x=geo.x, y=geo.y, state=np.zeros(len(geo.x), dtype=np.uint8))
-        )
-        fig.scatter(
+        self._mappers = {
+            "states": LinearColorMapper(palette=list(style.STATE_COLORS), low=-0.5, high=3.5),
+            "work": LinearColorMapper(palette=list(style.WORK_COLORS), low=-0.5, high=4.5),
+        }
+        zeros = np.zeros(len(geo.x), dtype=np.uint8)
+        self._nodes = ColumnDataSource(dict(x=geo.x, y=geo.y, state=zeros, work=zeros))
+        self._dots = fig.scatter(
             "x",
             "y",
             source=self._nodes,
             size=4,
             line_color=None,
             marker="square",
-            fill_color={"field": "state", "transform": mapper},
+            fill_color=self._fill(),
         )
         self._route = ColumnDataSource(dict(x=[], y=[]))
         self._route_line = fig.line(
@@ -133,13 +136,25 @@ class MapView(RunView):
         self._route.data = dict(x=geo.x[run.route], y=geo.y[run.route])
         self._on_frame()
 
+    def _fill(self) -> dict:
+        field = "state" if self.session.layer == "states" else "work"
+        return {"field": field, "transform": self._mappers[self.session.layer]}
+
+    def _on_layer(self, *_events) -> None:
+        if self._graph is not None and self.session.loaded.geometry is not None:
+            self._dots.glyph.fill_color = self._fill()
+            self._on_frame()
+
     def _on_frame(self, *_events) -> None:
         run = self._run
         geo = self.session.loaded.geometry
         if run is None or geo is None or self.session.loaded.graph is not self._graph:
             return
         frame = self.session.frame
-        self._nodes.data["state"] = run.states(frame)
+        if self.session.layer == "states":  # one column replaced per frame
+            self._nodes.data["state"] = run.states(frame)
+        else:
+            self._nodes.data["work"] = run.work(frame)
         visible = run.route_visible(frame)
         if self._route_line.visible != visible:  # a property set costs even when unchanged
             self._route_line.visible = visible

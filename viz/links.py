@@ -48,6 +48,8 @@ def query_of(session: Session) -> dict[str, str]:
         }
     if session.compare:
         q["compare"] = "1"
+    if session.layer != "states":
+        q["layer"] = session.layer
     q["frame"] = str(session.frame)
     return q
 
@@ -118,11 +120,13 @@ def apply_query(session: Session, args: dict) -> bool:
         )
         configs = [_config(args, "", session.configs[0]), _config(args, "b_", session.configs[1])]
         compare = _one(args, "compare", "0") == "1"
+        layer = _pick(args, "layer", ("states", "work"), "states")
         frame = _number(args, "frame", 0, least=0)
     except DashboardError as exc:
         return session.fail(exc)
     if choice != session.loaded.choice and not session.load_graph(choice):
         return False
+    session.layer = layer
     graph = session.loaded.graph
     try:
         source = _node(graph, args, "source")

@@ -306,6 +306,14 @@ class Run:
             np.uint8
         )
 
+    def work(self, frame: int) -> np.ndarray:
+        """How many times each node's arcs were relaxed up to ``frame``, 4 for 4 or more
+        (``uint8``; zeros for Dijkstra, which records nothing)."""
+        rec = self.result.recording
+        if rec is None:
+            return np.zeros(self.result.graph.n_nodes, dtype=np.uint8)
+        return np.minimum(rec.relax_counts(self._frame(frame)), 4).astype(np.uint8)
+
     def readout(self, frame: int) -> dict[str, int]:
         """Counts shown for ``frame``: iteration, phase, near, far, settled, lo, hi."""
         rec = self.result.recording
@@ -409,6 +417,11 @@ class Session(param.Parameterized):
         default="source", objects=["source", "target"], doc="What a plain click on the map sets"
     )
     compare = param.Boolean(default=False, doc="Run a second configuration side by side")
+    layer = param.Selector(
+        default="states",
+        objects=["states", "work"],
+        doc="What the map colours: node states, or how often each node's arcs were relaxed",
+    )
     runs = param.List(default=[], item_type=Run, doc="Finished runs: one, or two to compare")
     frame = param.Integer(default=0, doc="Player position; one frame = one iteration")
     playing = param.Boolean(default=False)

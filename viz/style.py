@@ -18,6 +18,9 @@ SOURCE = COLORS["source"]
 TARGET = COLORS["target"]
 ROUTE = COLORS["source"]
 RING = COLORS["source"]
+#: The wasted-work layer: nodes by how many times their arcs were relaxed (0: transparent;
+#: once is the work Dijkstra does; every further time is wasted), the last for 4 or more.
+WORK_COLORS = ("#00000000", "#9ecae1", "#fdd835", "#fb8c00", "#b71c1c")
 
 
 def weight_text(value: int, kind: str) -> str:
