@@ -36,7 +36,7 @@ _INDEX = {name: k for k, name in enumerate(COLORS)}
 _STATES = ((FAR, "far"), (NEAR, "near"), (SETTLED, "settled"))
 ATTRIBUTION = "Map data © OpenStreetMap contributors"
 #: Height of the caption band, in pixels.
-BAND = 46
+BAND = 66
 
 
 def palette() -> list[int]:
@@ -172,22 +172,23 @@ class MapPainter:
         method = METHODS[result.method].title
         delta = "Δ ∞" if result.delta is None else f"Δ {result.delta:,}"
         last = len(result.recording) - 1
-        head = (
-            f"{method} · {delta} · batch {result.batch_size}    "
-            f"iteration {s.iteration:,} of {last:,} · phase {s.phase:,}"
+        lines = (
+            f"{method} · {delta} · batch {result.batch_size}",
+            f"iteration {s.iteration:,} of {last:,} · phase {s.phase:,}",
         )
-        draw.text((10, 5), head, fill=_INDEX["text"], font=_font(15))
-        x = 10
+        for k, line in enumerate(lines):
+            draw.text((10, 4 + 18 * k), line, fill=_INDEX["text"], font=_font(14))
+        x, y = 10, 44
         for count, name in ((s.far, "far"), (s.near, "near"), (s.settled, "settled")):
-            draw.rectangle((x, 30, x + 10, 40), fill=_INDEX[name])
+            draw.rectangle((x, y + 3, x + 10, y + 13), fill=_INDEX[name])
             label = f"{name} {count:,}"
-            draw.text((x + 15, 27), label, fill=_INDEX["text"], font=_font(13))
+            draw.text((x + 15, y), label, fill=_INDEX["text"], font=_font(13))
             x += 30 + int(draw.textlength(label, font=_font(13)))
         for node_colour, label in (("source", "source"), ("target", "target")):
             if label == "target" and result.target is None:
                 continue
-            draw.rectangle((x, 30, x + 10, 40), fill=_INDEX[node_colour])
-            draw.text((x + 15, 27), label, fill=_INDEX["text"], font=_font(13))
+            draw.rectangle((x, y + 3, x + 10, y + 13), fill=_INDEX[node_colour])
+            draw.text((x + 15, y), label, fill=_INDEX["text"], font=_font(13))
             x += 30 + int(draw.textlength(label, font=_font(13)))
         if self.graph.weight_kind in ("length", "travel_time"):  # an OSM graph
             width, height = self.size
