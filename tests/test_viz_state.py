@@ -275,3 +275,12 @@ def test_run_config_reverts_to_last_good_values():
     config.param.update(delta=5, batch_size=3)
     config.revert()
     assert (config.delta, config.batch_size, config.auto_delta) == (77, 64, False)
+
+
+def test_every_network_of_the_embedded_city_opens(session):
+    for network in state.NETWORKS:
+        assert session.load_graph(GraphChoice(network=network)), (network, session.error)
+        graph = session.loaded.graph
+        if network in ("all", "walk"):  # the default query's streets are in these
+            assert graph.node_ids[session.source] == state.HELSINKI_SOURCE
+        assert session.runs and session.error == ""

@@ -1,5 +1,7 @@
 """The dashboard's views render the state: one column per frame, readouts, cards, controls."""
 
+import asyncio
+
 import numpy as np
 import panel as pn
 import pytest
@@ -112,9 +114,17 @@ def test_graph_controls_reload_and_refuse(session, tmp_path):
     assert session.loaded.choice.network == "walk"
     controls.source.value = "path"
     controls.text.value = str(tmp_path / "nowhere.osm")
-    controls._load()
+    asyncio.run(controls._load())
     assert "only files under" in session.error
     assert session.loaded.choice.network == "walk" and controls.network.value == "walk"
+    assert not controls.load.loading
+    controls.source.value = "upload"
+    asyncio.run(controls._load())
+    assert session.error == "choose a file to upload first"
+    controls.source.value = "helsinki"
+    controls.network.value = "drive"
+    asyncio.run(controls._load())
+    assert session.loaded.choice == GraphChoice(network="drive") and not controls.load.loading
 
 
 def test_player_buttons(session):

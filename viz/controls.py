@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
@@ -210,21 +211,32 @@ class GraphControls(Viewer):
         self.text.placeholder = "Helsinki, Finland" if kind == "place" else "data/city.osm.pbf"
         self.upload.visible = kind == "upload"
 
-    def _load(self, *_events) -> None:
-        kind, s = self.source.value, self.session
+    def _choice(self) -> GraphChoice:
+        """What the controls ask to load (a typed path is checked, an upload stored)."""
+        kind, options = self.source.value, self._options()
+        if kind == "helsinki":
+            return GraphChoice("helsinki", **options)
+        if kind == "place":
+            return GraphChoice(f"place:{self.text.value.strip()}", **options)
+        if kind == "path":
+            return GraphChoice(state.checked_path(self.text.value), **options)
+        if not self.upload.value:
+            raise state.DashboardError("choose a file to upload first")
+        (name, data), *_ = self.upload.value.items()
+        data = data.encode() if isinstance(data, str) else data
+        return GraphChoice(state.save_upload(name, data), **options)
+
+    async def _load(self, *_events) -> None:
+        """Load on a worker thread (a download or a large file takes a while): the button
+        spins and the page stays live meanwhile; then show the graph."""
         with self.load.param.update(loading=True):
-            if kind == "helsinki":
-                s.load_graph(GraphChoice("helsinki", **self._options()))
-            elif kind == "place":
-                s.load_graph(GraphChoice(f"place:{self.text.value.strip()}", **self._options()))
-            elif kind == "path":
-                s.load_path(self.text.value, **self._options())
-            elif not self.upload.value:
-                s.fail(state.DashboardError("choose a file to upload first"))
-            else:
-                (name, data), *_ = self.upload.value.items()
-                data = data.encode() if isinstance(data, str) else data
-                s.load_upload(name, data, **self._options())
+            try:
+                choice = self._choice()
+                await asyncio.to_thread(state.load, choice)  # cached for load_graph
+            except Exception as exc:
+                self.session.fail(exc)
+                return
+            self.session.load_graph(choice)
 
     def _reload(self, *_events) -> None:
         current = self.session.loaded.choice

@@ -453,9 +453,14 @@ class Session(param.Parameterized):
             if choice.is_replay:
                 return self._open_replay(loaded)
             graph = loaded.graph
+            source = target = None
             if choice.spec == "helsinki":
-                source, target = graph.index_of(HELSINKI_SOURCE), graph.index_of(HELSINKI_TARGET)
-            else:
+                try:
+                    source = graph.index_of(HELSINKI_SOURCE)
+                    target = graph.index_of(HELSINKI_TARGET)
+                except engine.NodeNotFoundError:  # a network without the default's streets
+                    source = target = None
+            if source is None:
                 geo = loaded.geometry
                 source, target = (geo.centre_node() if geo else 0), None
             runs = self._compute(loaded, source, target)
