@@ -325,3 +325,27 @@ def test_the_wasted_work_layer_toggles(server, browser):
     page.locator(".frontier-legend", has_text="wasted work").first.wait_for()
     page.locator(".frontier-layer button", has_text="Node states").first.click()
     wait_for(lambda: map_fill_field(page) == "state")
+
+
+def test_a_slow_load_spins_and_the_page_stays_live(browser, tmp_path):
+    from .graphs import shared_path
+
+    city = shared_path("osm", "porto_alegre.osm.pbf")
+    if not city.is_file():
+        pytest.skip("the shared data is not beside the project")
+    env = {"FRONTIER_CACHE_DIR": str(tmp_path / "cache"), "FRONTIER_DATA_DIRS": str(city.parent)}
+    proc, url = serve_app(env, tmp_path / "serve.log")
+    try:
+        page = open_app(browser, url)
+        page.locator("select").first.select_option(label="File path")
+        page.locator("input[placeholder='data/city.osm.pbf']").first.fill(str(city))
+        page.locator("button", has_text="Load graph").first.click()
+        spinning = page.locator(".loader.spin")  # the busy spinner, turning
+        spinning.first.wait_for(timeout=10_000)  # the server is at work, and says so
+        before = number(page, "frontier-iteration")
+        wait_for(lambda: number(page, "frontier-iteration") != before, 10)  # still playing
+        wait_for(lambda: "porto_alegre" in stats(page), 120)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert "Traceback" not in (tmp_path / "serve.log").read_text()

@@ -51,8 +51,12 @@ compare = pn.widgets.Switch.from_param(
     label="Compare with search B, side by side",
     css_classes=["frontier-compare"],
 )
+busy = pn.indicators.LoadingSpinner(
+    value=False, size=22, css_classes=["frontier-busy"], margin=(22, 0, 0, 10)
+)
+pn.state.sync_busy(busy)  # spins while the server works on this page (a long search)
 sidebar = pn.Column(
-    "## Frontier",
+    pn.Row("## Frontier", busy),
     GraphControls(session),
     QueryControls(session),
     "### Search A",

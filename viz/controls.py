@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from functools import partial
 
 import panel as pn
 from bokeh.models import Slider
@@ -229,14 +230,31 @@ class GraphControls(Viewer):
     async def _load(self, *_events) -> None:
         """Load on a worker thread (a download or a large file takes a while): the button
         spins and the page stays live meanwhile; then show the graph."""
-        with self.load.param.update(loading=True):
+        self.load.loading = True
+        try:
+            choice = self._choice()
+            await asyncio.to_thread(state.load, choice)  # cached for load_graph
+        except Exception as exc:
+            self._then(partial(self.session.fail, exc))
+            return
+        self._then(partial(self.session.load_graph, choice))
+
+    def _then(self, action: Callable[[], object]) -> None:
+        """Run ``action`` where it may change the page's models: on the document's next
+        tick (which holds its lock) in a served page, at once elsewhere; then stop the
+        button's spinner."""
+
+        def run() -> None:
             try:
-                choice = self._choice()
-                await asyncio.to_thread(state.load, choice)  # cached for load_graph
-            except Exception as exc:
-                self.session.fail(exc)
-                return
-            self.session.load_graph(choice)
+                action()
+            finally:
+                self.load.loading = False
+
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            doc.add_next_tick_callback(run)
+        else:
+            run()
 
     def _reload(self, *_events) -> None:
         current = self.session.loaded.choice
