@@ -14,6 +14,7 @@ from ._errors import (
     ParameterError,
     WeightOverflowError,
 )
+from .batch import DistanceMatrix, many_to_many
 from .graph import CSRGraph, from_arcs
 from .io import load_graph
 from .methods import METHODS, Counters, Method
@@ -27,6 +28,7 @@ __all__ = [
     "BackendUnavailableError",
     "CSRGraph",
     "Counters",
+    "DistanceMatrix",
     "FrontierError",
     "GPUMemoryError",
     "GraphFormatError",
@@ -44,6 +46,7 @@ __all__ = [
     "from_arcs",
     "gpu_available",
     "load_graph",
+    "many_to_many",
     "shortest_path_tree",
     "sssp",
     "stream",

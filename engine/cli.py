@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate, io, osm, replay
+from . import _validate, batch, io, osm, replay
 from ._errors import FrontierError, ParameterError
 from .bench import ITERATIVE, RECORDABLE, benchmark, table
 from .export import FORMATS, export, format_of, frame_range
@@ -179,6 +179,30 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--backend", default="auto", metavar="B")
     bench.add_argument("--record", action="store_true", help="time with recording on")
     bench.add_argument("--out", metavar="FILE.json", help="also write the rows to this file")
+    matrix = sub.add_parser(
+        "matrix",
+        help="distances from many sources to many targets",
+        epilog=EPILOG,
+        description="A distance matrix: every source to every target, exact (SciPy's "
+        "Dijkstra gives the same), in chunks that fit a memory bound, with a progress bar. "
+        "IDS: comma-separated node ids (one id: '5,'); FILE: a text file of ids, one per "
+        "line; N: that many seeded random nodes.",
+    )
+    _graph_options(matrix)
+    matrix.add_argument("--sources", required=True, metavar="IDS|FILE|N")
+    matrix.add_argument("--targets", default="all", metavar="IDS|FILE|N|all",
+                        help="(default: all nodes)")  # fmt: skip
+    matrix.add_argument("--seed", type=_count("--seed", 0), default=0, help="for N random nodes")
+    matrix.add_argument("--method", default="near_far", metavar="M")
+    matrix.add_argument("--backend", default="auto", metavar="B")
+    matrix.add_argument("--delta", default="auto", type=_delta, metavar="N|auto")
+    matrix.add_argument("--batch", default=DEFAULT_BATCH, type=_count("--batch"), metavar="N")
+    matrix.add_argument("--memory-mb", type=_count("--memory-mb"), default=512, metavar="MB",
+                        help="bound on one chunk's matrix (default: %(default)s)")  # fmt: skip
+    matrix.add_argument("--workers", type=_count("--workers"), metavar="K",
+                        help="CPU processes (default: every core, on the CPU backend)")  # fmt: skip
+    matrix.add_argument("--out", metavar="FILE.npz|FILE.parquet",
+                        help="sources, targets (ids) and dist; Parquet in long form")  # fmt: skip
     for name, what in (
         ("animate", "draw a recorded search frame by frame (GIF, MP4), or save its frames"),
         ("frame", "draw one frame of a recorded search (PNG)"),
@@ -384,6 +408,104 @@ def _solve(args) -> int:
     return 0
 
 
+def _node_ids(text: str, graph, what: str, seed: int) -> np.ndarray:
+    """CSR indices from ``IDS`` (comma-separated), ``FILE`` (one id per line) or ``N``
+    (seeded random nodes); a list naming a node twice is refused."""
+    from .experiments import seeded_sources
+
+    text = text.strip()
+    if text.isdigit() and "," not in text:
+        return np.sort(seeded_sources(graph, int(text), seed))
+    if "," not in text and Path(text).is_file():
+        items = Path(text).read_text().split()
+        where = f"{what} file {text}"
+    else:
+        items = [t.strip() for t in text.split(",") if t.strip()]
+        where = what
+    if not items:
+        msg = f"{where}: give at least one node id"
+        raise ParameterError(msg)
+    seen: set[str] = set()
+    for item in items:
+        if item in seen:
+            msg = f"{where} names node {item} twice; give each node once"
+            raise ParameterError(msg)
+        seen.add(item)
+    return np.array([graph.index_of(item) for item in items], dtype=np.int64)
+
+
+def _matrix(args) -> int:
+    from tqdm import tqdm
+
+    suffix = Path(args.out).suffix.lower() if args.out else None
+    if suffix not in (None, ".npz", ".parquet"):
+        msg = f"--out {args.out} must end in .npz or .parquet"
+        raise ParameterError(msg)
+    out = _output(args.out, suffix) if args.out else None
+    if suffix == ".parquet":
+        _pyarrow()
+    graph = _load(args, args.graph)
+    sources = _node_ids(args.sources, graph, "--sources", args.seed)
+    targets = (
+        None
+        if args.targets == "all"
+        else _node_ids(args.targets, graph, "--targets", args.seed + 1)
+    )
+    workers = args.workers or (batch.default_workers() if args.backend == "cpu" else 1)
+    bar = tqdm(total=len(sources), unit="tree", file=sys.stderr, desc="matrix")
+    try:
+        m = batch.many_to_many(
+            graph, sources, targets, method=args.method, backend=args.backend,
+            delta=args.delta, batch_size=args.batch, memory_bytes=args.memory_mb * 2**20,
+            workers=workers, on_chunk=lambda rows, _d: bar.update(len(rows)),
+        )  # fmt: skip
+    finally:
+        bar.close()
+    ids = graph.node_ids
+    if out is not None:
+        if suffix == ".npz":
+            arrays = {"sources": ids[m.sources], "targets": ids[m.targets], "dist": m.dist}
+            io.write_atomic(out, lambda f: np.savez(f, **arrays))
+        else:
+            io.write_atomic(out, lambda f: _parquet(f, ids[m.sources], ids[m.targets], m.dist))
+    reached = int(np.count_nonzero(m.dist != UNREACHABLE))
+    summary = {
+        "graph": graph.name, "sources": len(m.sources), "targets": len(m.targets),
+        "method": m.method, "backend": m.backend, "chunks": m.chunks,
+        "elapsed_s": round(m.elapsed_s, 4), "trees_per_s": round(m.trees_per_s, 2),
+        "reachable_pairs": reached, "out": None if out is None else str(out),
+    }  # fmt: skip
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"{summary['sources']:,} × {summary['targets']:,} distances on {m.backend} "
+              f"({m.method}) in {m.elapsed_s:.2f} s: {m.trees_per_s:,.1f} trees/s, "
+              f"{reached:,} pairs reachable" + (f"; wrote {out}" if out else ""))  # fmt: skip
+    return 0
+
+
+def _pyarrow():
+    try:
+        import pyarrow
+    except ImportError:
+        msg = "Parquet output needs pyarrow: pip install 'frontier[parquet]' (or write .npz)"
+        raise ParameterError(msg) from None
+    return pyarrow
+
+
+def _parquet(f, sources: np.ndarray, targets: np.ndarray, dist: np.ndarray) -> None:
+    """The matrix in long form (source, target, distance), one row per pair."""
+    pa = _pyarrow()
+    import pyarrow.parquet as pq
+
+    table = pa.table({
+        "source": np.repeat(sources, len(targets)),
+        "target": np.tile(targets, len(sources)),
+        "distance": dist.ravel(),
+    })  # fmt: skip
+    pq.write_table(table, f)
+
+
 def _picture(args) -> int:
     from tqdm import tqdm
 
@@ -487,6 +609,7 @@ def main(argv: list[str] | None = None) -> int:
             "solve": _solve,
             "bench": _bench,
             "animate": _picture,
+            "matrix": _matrix,
             "frame": _picture,
         }
         return commands.get(args.command, _study)(args)

@@ -1,0 +1,215 @@
+"""Many queries at once: distance matrices from many sources (`many_to_many`).
+
+Sources are processed in chunks whose rows fit a memory bound, and each chunk is handed to
+``on_chunk`` as it finishes, so a matrix larger than memory can be streamed to disk. The
+distances equal SciPy's Dijkstra (``int64``, `UNREACHABLE` where a source cannot reach).
+
+Backends: ``dijkstra`` runs SciPy's ``dijkstra(indices=chunk)``; the other methods run one
+search per source, on the CPU (the NumPy twin, over a process pool when ``workers`` > 1) or
+on the GPU. Repeated sources are searched once and their rows copied.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+from . import _validate
+from ._errors import NodeNotFoundError, ParameterError
+from .graph import CSRGraph
+from .search import DEFAULT_BATCH, from_scipy, sssp
+
+#: Memory the matrix of one chunk may take when the caller gives no bound.
+DEFAULT_CHUNK_BYTES = 512 * 2**20
+
+
+@dataclasses.dataclass(frozen=True)
+class DistanceMatrix:
+    """Distances from ``sources`` (rows) to ``targets`` (columns; every node when None).
+
+    Attributes
+    ----------
+    sources, targets : numpy.ndarray
+        CSR indices (``targets`` is ``arange(n)`` for all nodes).
+    dist : numpy.ndarray
+        ``int64`` (sources × targets), `UNREACHABLE` where unreachable; empty (0 rows)
+        when the chunks went to ``on_chunk`` only.
+    edges_relaxed, iterations : numpy.ndarray
+        Per source (SciPy's Dijkstra: its arcs relaxed, no iterations).
+    method, backend : str
+    elapsed_s : float
+        Wall time of the whole matrix, chunks and copies included.
+    chunks : int
+    """
+
+    sources: np.ndarray
+    targets: np.ndarray
+    dist: np.ndarray
+    edges_relaxed: np.ndarray
+    iterations: np.ndarray
+    method: str
+    backend: str
+    elapsed_s: float
+    chunks: int
+
+    @property
+    def trees_per_s(self) -> float:
+        return len(self.sources) / self.elapsed_s if self.elapsed_s else float("inf")
+
+
+def node_list(values, graph: CSRGraph, what: str) -> np.ndarray:
+    """CSR indices as an ``int64`` array, each checked; an empty list is refused."""
+    array = np.asarray(values)
+    if array.ndim != 1 or array.size == 0:
+        msg = f"{what}: give at least one node"
+        raise ParameterError(msg)
+    if not np.issubdtype(array.dtype, np.integer):
+        msg = f"{what} must be node indices (integers); use graph.index_of(id) for ids"
+        raise NodeNotFoundError(msg)
+    bad = (array < 0) | (array >= graph.n_nodes)
+    if bad.any():
+        value = int(array[bad][0])
+        msg = f"{what}: {value} is not a node index of a graph with {graph.n_nodes:,} nodes"
+        raise NodeNotFoundError(msg)
+    return array.astype(np.int64)
+
+
+def chunk_rows(n_columns: int, memory_bytes: int | None) -> int:
+    """How many rows of ``n_columns`` ``int64`` distances fit ``memory_bytes``."""
+    bound = DEFAULT_CHUNK_BYTES if memory_bytes is None else int(memory_bytes)
+    rows = bound // (8 * max(n_columns, 1))
+    if rows < 1:
+        msg = (
+            f"one row of {n_columns:,} distances needs {8 * n_columns:,} bytes, more than the "
+            f"memory bound of {bound:,}; give fewer targets or a larger bound"
+        )
+        raise ParameterError(msg)
+    return rows
+
+
+def many_to_many(
+    graph: CSRGraph,
+    sources,
+    targets=None,
+    *,
+    method: str = "near_far",
+    backend: str = "auto",
+    delta: int | str = "auto",
+    batch_size: int = DEFAULT_BATCH,
+    memory_bytes: int | None = None,
+    workers: int = 1,
+    on_chunk: Callable[[slice, np.ndarray], None] | None = None,
+    keep: bool = True,
+) -> DistanceMatrix:
+    """Distances from every source to every target (all nodes when ``targets`` is None).
+
+    Parameters
+    ----------
+    graph : CSRGraph
+    sources, targets : sequence of int
+        CSR indices; sources may repeat (each is searched once).
+    method, backend, delta, batch_size
+        As in `sssp`; ``method="dijkstra"`` runs SciPy's Dijkstra on whole chunks.
+    memory_bytes : int, optional
+        Bound on one chunk's matrix (default `DEFAULT_CHUNK_BYTES`).
+    workers : int
+        Processes for the CPU searches (1: in this process).
+    on_chunk : callable, optional
+        Called with (rows, distances) of each chunk as it finishes.
+    keep : bool
+        Keep the whole matrix in the result (False: only ``on_chunk`` sees it).
+    """
+    spec = _validate.method(method)
+    rows_of = node_list(sources, graph, "sources")
+    columns = np.arange(graph.n_nodes) if targets is None else node_list(targets, graph, "targets")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        msg = f"workers must be an integer ≥ 1, got {workers!r}"
+        raise ParameterError(msg)
+    unique, first = np.unique(rows_of, return_inverse=True)
+    per_chunk = chunk_rows(columns.size, memory_bytes)
+    start = time.perf_counter()
+    out = np.empty((len(rows_of), columns.size), dtype=np.int64) if keep else None
+    edges = np.zeros(len(unique), dtype=np.int64)
+    iterations = np.zeros(len(unique), dtype=np.int64)
+    used_backend = "cpu" if spec.name == "dijkstra" else None
+    chunks = 0
+    pool = None
+    if workers > 1 and spec.name != "dijkstra":
+        pool = ProcessPoolExecutor(workers, initializer=_worker_start, initargs=(graph, columns))
+    try:
+        for lo in range(0, len(unique), per_chunk):
+            block = unique[lo : lo + per_chunk]
+            options = dict(method=spec.name, backend=backend, delta=delta, batch_size=batch_size)
+            if spec.name == "dijkstra":
+                dist, e = _scipy_rows(graph, block, columns)
+            else:
+                dist, e, it, used_backend = _search_rows(graph, block, columns, options, pool)
+                iterations[lo : lo + len(block)] = it
+            edges[lo : lo + len(block)] = e
+            chunks += 1
+            rows = np.flatnonzero((first >= lo) & (first < lo + len(block)))
+            chunk = dist[first[rows] - lo]
+            if out is not None:
+                out[rows] = chunk
+            if on_chunk is not None:
+                on_chunk(rows, chunk)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return DistanceMatrix(
+        sources=rows_of,
+        targets=columns,
+        dist=out if out is not None else np.zeros((0, columns.size), dtype=np.int64),
+        edges_relaxed=edges[first],
+        iterations=iterations[first],
+        method=spec.name,
+        backend=used_backend or backend,
+        elapsed_s=time.perf_counter() - start,
+        chunks=chunks,
+    )
+
+
+def _scipy_rows(graph: CSRGraph, block: np.ndarray, columns: np.ndarray):
+    """SciPy's Dijkstra from the sources ``block``: distances to ``columns``, and the arcs
+    it relaxes from each (every reached node's arcs, once)."""
+    from scipy.sparse.csgraph import dijkstra
+
+    raw = np.atleast_2d(dijkstra(graph.scipy_matrix(), directed=True, indices=block))
+    edges = np.isfinite(raw) @ np.diff(graph.indptr)
+    return from_scipy(raw)[:, columns], edges.astype(np.int64)
+
+
+#: The graph and the target columns of a worker process, set once by `_worker_start`.
+_WORK: dict = {}
+
+
+def _worker_start(graph: CSRGraph, columns: np.ndarray) -> None:
+    _WORK.update(graph=graph, columns=columns)
+
+
+def _one(source: int, options: dict, graph=None, columns=None):
+    graph = _WORK["graph"] if graph is None else graph
+    columns = _WORK["columns"] if columns is None else columns
+    r = sssp(graph, int(source), **options)
+    return r.distances[columns], r.counters.edges_relaxed, r.counters.iterations, r.backend
+
+
+def _search_rows(graph, block, columns, options, pool):
+    if pool is None:
+        results = [_one(s, options, graph, columns) for s in block]
+    else:  # the graph and the columns went to each worker once, at its start
+        results = list(pool.map(_one, block, [options] * len(block)))
+    dist = np.stack([r[0] for r in results])
+    edges = np.array([r[1] for r in results], dtype=np.int64)
+    iterations = np.array([r[2] for r in results], dtype=np.int64)
+    return dist, edges, iterations, results[0][3]
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()

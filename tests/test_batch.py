@@ -1,0 +1,141 @@
+"""Distance matrices (engine.many_to_many and `frontier matrix`) against SciPy's Dijkstra."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy.sparse.csgraph import dijkstra
+
+import engine
+from engine import UNREACHABLE, many_to_many
+from engine.search import from_scipy
+
+from .graphs import random_graph
+
+
+def _reference(graph, sources):
+    return from_scipy(np.atleast_2d(dijkstra(graph.scipy_matrix(), indices=sources)))
+
+
+def _awkward_graph(seed: int):
+    """Zero weights, parallel arcs, loops, and a part the first half cannot reach."""
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, 400, 1_200, max_weight=9)
+    tails, heads = g.sources, g.indices
+    keep = ~((tails < 200) & (heads >= 300))  # nothing from the first half into the last part
+    return engine.from_arcs(400, tails[keep], heads[keep], g.weights[keep])
+
+
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bellman_ford", "dijkstra"])
+def test_matrices_equal_scipy(backend, method):
+    if method == "dijkstra" and backend == "gpu":
+        pytest.skip("SciPy's Dijkstra runs on the CPU")
+    g = _awkward_graph(3)
+    sources = [0, 7, 7, 150, 399, 0]  # repeated sources give repeated rows
+    m = many_to_many(g, sources, method=method, backend=backend, delta=5)
+    reference = _reference(g, sources)
+    np.testing.assert_array_equal(m.dist, reference)
+    assert (m.dist == UNREACHABLE).any() and m.dist.dtype == np.int64
+    targets = [399, 0, 250, 12]
+    part = many_to_many(g, sources, targets, method=method, backend=backend, delta=5)
+    np.testing.assert_array_equal(part.dist, reference[:, targets])
+    assert part.edges_relaxed.shape == (6,) and part.edges_relaxed[1] == part.edges_relaxed[2]
+
+
+def test_chunks_streaming_and_workers_give_the_same_matrix():
+    g = _awkward_graph(4)
+    sources = np.arange(0, 400, 9)
+    whole = many_to_many(g, sources)
+    bound = 8 * g.n_nodes * 5  # five rows a chunk
+    seen = []
+    chunked = many_to_many(g, sources, memory_bytes=bound,
+                           on_chunk=lambda rows, d: seen.append((rows, d.copy())))  # fmt: skip
+    assert chunked.chunks == -(-len(sources) // 5) == len(seen)
+    np.testing.assert_array_equal(chunked.dist, whole.dist)
+    streamed = np.zeros_like(whole.dist)
+    for rows, d in seen:
+        streamed[rows] = d
+    np.testing.assert_array_equal(streamed, whole.dist)
+    lean = many_to_many(g, sources, memory_bytes=bound, keep=False, on_chunk=lambda r, d: None)
+    assert lean.dist.shape == (0, g.n_nodes)
+    pooled = many_to_many(g, sources, workers=2, memory_bytes=bound)
+    np.testing.assert_array_equal(pooled.dist, whole.dist)
+    np.testing.assert_array_equal(pooled.iterations, whole.iterations)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (dict(sources=[]), "sources: give at least one node"),
+        (dict(sources=[0, 400]), "sources: 400 is not a node index"),
+        (dict(sources=[0.5]), "must be node indices"),
+        (dict(sources=[0], targets=[-1]), "targets: -1 is not a node index"),
+        (dict(sources=[0], memory_bytes=100), "more than the memory bound"),
+        (dict(sources=[0], workers=0), "workers must be an integer ≥ 1"),
+        (dict(sources=[0], method="warp"), "warp"),
+    ],
+)
+def test_bad_input_is_one_line(call, message):
+    g = _awkward_graph(5)
+    with pytest.raises(engine.FrontierError, match=message):
+        many_to_many(g, **call)
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "engine.cli", "matrix", *args],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)  # fmt: skip
+
+
+def test_cli_matrix_files(tmp_path):
+    g = engine.load_graph("helsinki")
+    ids = "25291537,6388100055"
+    done = _cli("helsinki", "--sources", "12", "--targets", ids, "--out", "m.npz", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "tree/s" in done.stderr and "trees/s" in done.stdout
+    with np.load(tmp_path / "m.npz") as z:
+        sources = [g.index_of(i) for i in z["sources"]]
+        targets = [g.index_of(i) for i in z["targets"]]
+        assert z["targets"].tolist() == [25291537, 6388100055] and len(sources) == 12
+        np.testing.assert_array_equal(z["dist"], _reference(g, sources)[:, targets])
+    (tmp_path / "ids.txt").write_text("25291537\n6388100055\n")
+    done = _cli("helsinki", "--sources", "ids.txt", "--out", "m.parquet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(tmp_path / "m.parquet").to_pydict()
+    assert len(table["distance"]) == 2 * g.n_nodes
+    first = _reference(g, [g.index_of(25291537)])[0]
+    assert table["source"][0] == 25291537 and table["distance"][: g.n_nodes] == first.tolist()
+    assert table["target"][: g.n_nodes] == g.node_ids.tolist()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--sources", "25291537,25291537"), "names node 25291537 twice"),
+        (("--sources", "1,2"), "node id 1 is not in graph"),
+        (("--sources", ","), "give at least one node id"),
+        (("--sources", "2", "--out", "x.csv"), "must end in .npz or .parquet"),
+        (("--sources", "2", "--out", "nowhere/x.npz"), "does not exist"),
+        (
+            (
+                "--sources",
+                "2",
+                "--memory-mb",
+                "1",
+                "--targets",
+                "all",
+                "--method",
+                "dijkstra",
+                "--weights",
+                "unit",
+            ),
+            None,
+        ),
+    ],
+)
+def test_cli_bad_input(tmp_path, args, message):
+    done = _cli("helsinki", *args, cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
