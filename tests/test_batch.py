@@ -118,21 +118,6 @@ def test_cli_matrix_files(tmp_path):
         (("--sources", ","), "give at least one node id"),
         (("--sources", "2", "--out", "x.csv"), "must end in .npz or .parquet"),
         (("--sources", "2", "--out", "nowhere/x.npz"), "does not exist"),
-        (
-            (
-                "--sources",
-                "2",
-                "--memory-mb",
-                "1",
-                "--targets",
-                "all",
-                "--method",
-                "dijkstra",
-                "--weights",
-                "unit",
-            ),
-            None,
-        ),
     ],
 )
 def test_cli_bad_input(tmp_path, args, message):
