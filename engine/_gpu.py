@@ -125,18 +125,21 @@ def check_fits(required: int, free: int) -> None:
         raise GPUMemoryError(msg)
 
 
+def device_graph(graph: CSRGraph, required: int) -> _DeviceGraph:
+    """The graph on the device, uploaded once (``required`` bytes must be free then)."""
+    if graph not in _uploads:
+        check_fits(required, _backend.free_gpu_memory())
+        _uploads[graph] = _DeviceGraph(graph)
+    return _uploads[graph]
+
+
 def prepare(graph: CSRGraph, spec: RunSpec) -> float:
     """Upload the graph and compile the kernel if not done yet; return the seconds spent."""
     start = time.perf_counter()
     if graph.n_arcs >= 2**31:
         msg = f"{graph.name} has {graph.n_arcs:,} arcs; the GPU kernels take fewer than 2^31"
         raise GPUMemoryError(msg)
-    if graph not in _uploads:
-        check_fits(
-            required_bytes(graph, spec.dtype, recording=spec.recording is not None),
-            _backend.free_gpu_memory(),
-        )
-        _uploads[graph] = _DeviceGraph(graph)
+    device_graph(graph, required_bytes(graph, spec.dtype, recording=spec.recording is not None))
     _uploads[graph].arcs(graph, spec.delta if spec.light_heavy else None)
     _module()
     _backend.cupy().cuda.Device().synchronize()

@@ -4,9 +4,11 @@ Sources are processed in chunks whose rows fit a memory bound, and each chunk is
 ``on_chunk`` as it finishes, so a matrix larger than memory can be streamed to disk. The
 distances equal SciPy's Dijkstra (``int64``, `UNREACHABLE` where a source cannot reach).
 
-Backends: ``dijkstra`` runs SciPy's ``dijkstra(indices=chunk)``; the other methods run one
-search per source, on the CPU (the NumPy twin, over a process pool when ``workers`` > 1) or
-on the GPU. Repeated sources are searched once and their rows copied.
+Backends: ``dijkstra`` runs SciPy's ``dijkstra(indices=chunk)``. On the GPU, Near-Far runs
+a whole chunk in one launch (`engine._gpu_many`: one thread block per search, each taking
+the next source from a device-side queue); other methods run one search per source, on the
+CPU (the NumPy twin, over a process pool when ``workers`` > 1) or on the GPU. Repeated
+sources are searched once and their rows copied.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from . import _validate
+from . import _backend, _validate
 from ._errors import NodeNotFoundError, ParameterError
 from .graph import CSRGraph
-from .search import DEFAULT_BATCH, from_scipy, sssp
+from .search import DEFAULT_BATCH, _resolve_backend, from_scipy, sssp
 
 #: Memory the matrix of one chunk may take when the caller gives no bound.
 DEFAULT_CHUNK_BYTES = 512 * 2**20
@@ -103,8 +105,9 @@ def many_to_many(
     batch_size: int = DEFAULT_BATCH,
     memory_bytes: int | None = None,
     workers: int = 1,
-    on_chunk: Callable[[slice, np.ndarray], None] | None = None,
+    on_chunk: Callable[[np.ndarray, np.ndarray], None] | None = None,
     keep: bool = True,
+    keep_on_gpu: bool = False,
 ) -> DistanceMatrix:
     """Distances from every source to every target (all nodes when ``targets`` is None).
 
@@ -123,8 +126,16 @@ def many_to_many(
         Called with (rows, distances) of each chunk as it finishes.
     keep : bool
         Keep the whole matrix in the result (False: only ``on_chunk`` sees it).
+    keep_on_gpu : bool
+        With the batched GPU kernel, leave the distances on the device (CuPy arrays, for
+        the caller to reduce or sample) instead of copying them to the host.
     """
     spec = _validate.method(method)
+    resolved = _resolve_backend(backend, spec, graph)
+    batched = resolved == "gpu" and spec.name in ("near_far", "near_far_async")
+    if keep_on_gpu and not batched:
+        msg = "keep_on_gpu needs the GPU backend and near_far (the batched kernel)"
+        raise ParameterError(msg)
     rows_of = node_list(sources, graph, "sources")
     columns = np.arange(graph.n_nodes) if targets is None else node_list(targets, graph, "targets")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -133,10 +144,18 @@ def many_to_many(
     unique, first = np.unique(rows_of, return_inverse=True)
     per_chunk = chunk_rows(columns.size, memory_bytes)
     start = time.perf_counter()
-    out = np.empty((len(rows_of), columns.size), dtype=np.int64) if keep else None
+    shape = (len(rows_of), columns.size)
+    if keep_on_gpu:
+        out = _backend.cupy().empty(shape, dtype=np.int64)
+    elif keep and batched:  # page-locked: the chunks come from the GPU straight into it
+        out = _backend.pinned_empty(shape[0] * shape[1], np.int64).reshape(shape)
+    else:
+        out = np.empty(shape, dtype=np.int64) if keep else None
+    in_order = bool(np.all(np.diff(rows_of) > 0))  # sorted, unique: chunk rows are contiguous
+    step = _validate.delta(delta, graph) if batched else None
     edges = np.zeros(len(unique), dtype=np.int64)
     iterations = np.zeros(len(unique), dtype=np.int64)
-    used_backend = "cpu" if spec.name == "dijkstra" else None
+    used_backend = resolved
     chunks = 0
     pool = None
     if workers > 1 and spec.name != "dijkstra":
@@ -145,17 +164,33 @@ def many_to_many(
         for lo in range(0, len(unique), per_chunk):
             block = unique[lo : lo + per_chunk]
             options = dict(method=spec.name, backend=backend, delta=delta, batch_size=batch_size)
+            direct = False  # the chunk was copied into its rows of out already
             if spec.name == "dijkstra":
                 dist, e = _scipy_rows(graph, block, columns)
+            elif batched:
+                from . import _gpu_many
+
+                direct = out is not None and in_order and not keep_on_gpu
+                dist, e, it = _gpu_many.rows(
+                    graph, block, None if targets is None else columns, delta=step,
+                    keep_on_gpu=keep_on_gpu,
+                    host_out=out[lo : lo + len(block)] if direct else None,
+                )  # fmt: skip
+                iterations[lo : lo + len(block)] = it
+                used_backend = "gpu"
             else:
                 dist, e, it, used_backend = _search_rows(graph, block, columns, options, pool)
                 iterations[lo : lo + len(block)] = it
             edges[lo : lo + len(block)] = e
             chunks += 1
             rows = np.flatnonzero((first >= lo) & (first < lo + len(block)))
-            chunk = dist[first[rows] - lo]
-            if out is not None:
-                out[rows] = chunk
+            pick, place = first[rows] - lo, rows
+            if keep_on_gpu:  # the chunk is on the device: so are its indices
+                xp = _backend.cupy()
+                pick, place = xp.asarray(pick), xp.asarray(rows)
+            chunk = dist if direct else dist[pick]
+            if out is not None and not direct:
+                out[place] = chunk
             if on_chunk is not None:
                 on_chunk(rows, chunk)
     finally:
@@ -168,7 +203,7 @@ def many_to_many(
         edges_relaxed=edges[first],
         iterations=iterations[first],
         method=spec.name,
-        backend=used_backend or backend,
+        backend=used_backend,
         elapsed_s=time.perf_counter() - start,
         chunks=chunks,
     )

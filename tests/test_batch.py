@@ -124,3 +124,32 @@ def test_cli_bad_input(tmp_path, args, message):
     done = _cli("helsinki", *args, cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("delta", [1, 7, "auto", 2**40])
+def test_the_batched_kernel_reuses_blocks_and_stamps(delta):
+    from engine import _gpu_many
+
+    g = _awkward_graph(6)
+    sources = np.arange(0, 400, 3)  # many more searches than the two blocks
+    step = engine._validate.delta(delta, g)
+    dist, edges, iterations = _gpu_many.rows(g, sources, None, delta=step, blocks=2)
+    np.testing.assert_array_equal(dist, _reference(g, sources))
+    reached = _reference(g, sources) != UNREACHABLE  # each reached node relaxes its arcs
+    assert (edges >= reached @ np.diff(g.indptr)).all() and (iterations > 0).all()
+    part, _, _ = _gpu_many.rows(g, sources, np.array([5, 399, 0]), delta=step, blocks=3)
+    np.testing.assert_array_equal(part, _reference(g, sources)[:, [5, 399, 0]])
+
+
+@pytest.mark.gpu
+def test_wide_distances_and_results_kept_on_the_gpu():
+    rng = np.random.default_rng(7)
+    g = random_graph(rng, 3_000, 12_000, max_weight=2**31)  # sums pass 2^32: 64-bit
+    assert g.distance_dtype() == np.uint64
+    sources = rng.choice(3_000, 40, replace=False)
+    m = many_to_many(g, sources, backend="gpu", keep_on_gpu=True, memory_bytes=8 * 3_000 * 16)
+    assert m.chunks == 3 and type(m.dist).__module__.startswith("cupy")
+    np.testing.assert_array_equal(m.dist.get(), _reference(g, sources))
+    with pytest.raises(engine.ParameterError, match="keep_on_gpu needs"):
+        many_to_many(g, sources, backend="cpu", keep_on_gpu=True)
