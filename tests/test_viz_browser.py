@@ -350,7 +350,7 @@ def test_a_slow_load_spins_and_the_page_stays_live(server, browser):
     page.locator("select").first.select_option(label="File path")
     page.locator("input[placeholder='data/city.osm.pbf']").first.fill(str(city))
     page.locator("button", has_text="Load graph").first.click()
-    page.locator(".loader.spin").first.wait_for(timeout=10_000)  # the server says it works
+    page.locator(".pn-loading").first.wait_for(timeout=10_000)  # the Load button spins
     before = number(page, "frontier-iteration")
     wait_for(lambda: number(page, "frontier-iteration") != before, 10)  # and still plays
     wait_for(lambda: "porto_alegre" in stats(page), 120)
