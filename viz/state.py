@@ -145,15 +145,6 @@ class GraphChoice:
     def load(self) -> engine.CSRGraph:
         """Load the graph; DIMACS/PACE files over `MAX_MAP_NODES` (by their declared size) or
         over `MAX_TEXT_MB` of text are refused before anything is allocated."""
-        if self.is_replay:
-            graph = replay.load(self.spec)[0].graph
-            if graph.n_nodes > MAX_MAP_NODES:
-                msg = (
-                    f"{graph.name} has {graph.n_nodes:,} nodes; the dashboard draws at most "
-                    f"{MAX_MAP_NODES:,}: use frontier animate for this replay"
-                )
-                raise DashboardError(msg)
-            return graph
         weights = None if self.weights == "file" else self.weights
         return engine.load_graph(
             self.spec,
@@ -216,17 +207,30 @@ class LoadedGraph:
     choice: GraphChoice
     graph: engine.CSRGraph
     geometry: Geometry | None  # None without coordinates
+    recorded: engine.SSSPResult | None = None  # a replay's search, on this graph
 
 
 @pn.cache(max_items=8, hash_funcs={GraphChoice: lambda c: repr(c).encode()})
 def load(choice: GraphChoice) -> LoadedGraph:
-    """Load a graph once per server; sessions share it read-only."""
-    graph = choice.load()
+    """Load a graph (a replay: its graph and its search) once per server; sessions share
+    it read-only."""
+    recorded = None
+    if choice.is_replay:
+        recorded = replay.load(choice.spec)[0]
+        graph = recorded.graph
+        if graph.n_nodes > MAX_MAP_NODES:
+            msg = (
+                f"{graph.name} has {graph.n_nodes:,} nodes; the dashboard draws at most "
+                f"{MAX_MAP_NODES:,}: use frontier animate for this replay"
+            )
+            raise DashboardError(msg)
+    else:
+        graph = choice.load()
     if graph.n_nodes == 0:
         msg = f"{graph.name} has no nodes; pick another graph"
         raise DashboardError(msg)
     geometry = Geometry(graph) if graph.lon is not None else None
-    return LoadedGraph(choice, graph, geometry)
+    return LoadedGraph(choice, graph, geometry, recorded)
 
 
 def path_weight(graph: engine.CSRGraph, path: np.ndarray) -> int:
@@ -471,7 +475,7 @@ class Session(param.Parameterized):
 
     def _open_replay(self, loaded: LoadedGraph) -> bool:
         """Show a replay's recorded search as search A, without searching again."""
-        result = dataclasses.replace(replay.load(loaded.choice.spec)[0], graph=loaded.graph)
+        result = loaded.recorded
         if result.method not in METHOD_LABELS:
             msg = f"this replay is of {result.method}, which the dashboard does not animate"
             raise DashboardError(msg)
