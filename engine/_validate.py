@@ -5,6 +5,8 @@ from __future__ import annotations
 import numbers
 import os
 
+import numpy as np
+
 from ._errors import GraphTooLargeError, NodeNotFoundError, ParameterError
 from .graph import MAX_NODES, CSRGraph
 from .methods import BACKENDS, METHODS, Method
@@ -65,6 +67,24 @@ def node(value, graph: CSRGraph, what: str) -> int:
         msg = f"{what} {value} is not a node index of a graph with {graph.n_nodes} nodes"
         raise NodeNotFoundError(msg)
     return int(value)
+
+
+def nodes(values, graph: CSRGraph, what: str) -> np.ndarray:
+    """Return ``values`` as an ``int64`` array of CSR indices of ``graph``, each checked (an
+    empty list is refused)."""
+    array = np.asarray(values)
+    if array.ndim != 1 or array.size == 0:
+        msg = f"{what}: give at least one node"
+        raise ParameterError(msg)
+    if not np.issubdtype(array.dtype, np.integer):
+        msg = f"{what} must be node indices (integers); use graph.index_of(id) for ids"
+        raise NodeNotFoundError(msg)
+    bad = (array < 0) | (array >= graph.n_nodes)
+    if bad.any():
+        value = int(array[bad][0])
+        msg = f"{what}: {value} is not a node index of a graph with {graph.n_nodes:,} nodes"
+        raise NodeNotFoundError(msg)
+    return array.astype(np.int64)
 
 
 #: Peak bytes of memory a load takes per node and per arc (parsed table, sorting, CSR).

@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from . import _backend, _validate
-from ._errors import NodeNotFoundError, ParameterError
+from ._errors import ParameterError
 from .graph import CSRGraph
 from .search import DEFAULT_BATCH, _resolve_backend, from_scipy, sssp
 
@@ -62,23 +62,6 @@ class DistanceMatrix:
     @property
     def trees_per_s(self) -> float:
         return len(self.sources) / self.elapsed_s if self.elapsed_s else float("inf")
-
-
-def node_list(values, graph: CSRGraph, what: str) -> np.ndarray:
-    """CSR indices as an ``int64`` array, each checked; an empty list is refused."""
-    array = np.asarray(values)
-    if array.ndim != 1 or array.size == 0:
-        msg = f"{what}: give at least one node"
-        raise ParameterError(msg)
-    if not np.issubdtype(array.dtype, np.integer):
-        msg = f"{what} must be node indices (integers); use graph.index_of(id) for ids"
-        raise NodeNotFoundError(msg)
-    bad = (array < 0) | (array >= graph.n_nodes)
-    if bad.any():
-        value = int(array[bad][0])
-        msg = f"{what}: {value} is not a node index of a graph with {graph.n_nodes:,} nodes"
-        raise NodeNotFoundError(msg)
-    return array.astype(np.int64)
 
 
 def chunk_rows(n_columns: int, memory_bytes: int | None) -> int:
@@ -136,8 +119,11 @@ def many_to_many(
     if keep_on_gpu and not batched:
         msg = "keep_on_gpu needs the GPU backend and near_far (the batched kernel)"
         raise ParameterError(msg)
-    rows_of = node_list(sources, graph, "sources")
-    columns = np.arange(graph.n_nodes) if targets is None else node_list(targets, graph, "targets")
+    rows_of = _validate.nodes(sources, graph, "sources")
+    if targets is None:
+        columns = np.arange(graph.n_nodes)
+    else:
+        columns = _validate.nodes(targets, graph, "targets")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         msg = f"workers must be an integer ≥ 1, got {workers!r}"
         raise ParameterError(msg)

@@ -40,6 +40,11 @@ def _method_delta_batch(row: dict) -> tuple:
     return row["method"], int(row["delta"]) if row["delta"] else 0, int(row["batch"])
 
 
+def ink(r: float, g: float, b: float) -> str:
+    """Black or white text, whichever reads on a cell of colour (r, g, b) in 0..1."""
+    return "black" if 0.3 * r + 0.6 * g + 0.1 * b > 0.5 else "white"
+
+
 def cell_medians(
     rows: list[dict], key: Callable[[dict], tuple] = _method_delta_batch
 ) -> dict[tuple, dict[str, float]]:
@@ -89,9 +94,8 @@ def sweep_png(rows: list[dict], meta: dict, out: BinaryIO) -> None:
                 for j in range(len(batches)):
                     if not np.isnan(grid[i, j]):
                         r, g, b, _ = image.cmap(image.norm(grid[i, j]))
-                        ink = "black" if 0.3 * r + 0.6 * g + 0.1 * b > 0.5 else "white"
                         ax.text(j, i, fmt.format(grid[i, j]), ha="center", va="center",
-                                fontsize=8, color=ink)  # fmt: skip
+                                fontsize=8, color=ink(r, g, b))  # fmt: skip
             i, j = deltas.index(best[1]), batches.index(best[2])
             ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2.5, ec="red"))
             ax.set_xticks(range(len(batches)), [str(b) for b in batches])

@@ -331,8 +331,7 @@ def _holder(fig, css_class: str) -> pn.Column:
 
 
 def _ink(colour: str) -> str:
-    r, g, b = (int(colour[k : k + 2], 16) / 255 for k in (1, 3, 5))
-    return "black" if 0.3 * r + 0.6 * g + 0.1 * b > 0.5 else "white"
+    return plots.ink(*(int(colour[k : k + 2], 16) / 255 for k in (1, 3, 5)))
 
 
 class ExploreView(Viewer):
