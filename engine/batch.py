@@ -4,7 +4,8 @@ Sources are processed in chunks whose rows fit a memory bound, and each chunk is
 ``on_chunk`` as it finishes, so a matrix larger than memory can be streamed to disk. The
 distances equal SciPy's Dijkstra (``int64``, `UNREACHABLE` where a source cannot reach).
 
-Backends: ``dijkstra`` runs SciPy's ``dijkstra(indices=chunk)``. On the GPU, Near-Far runs
+Backends: ``dijkstra`` runs SciPy's ``dijkstra(indices=chunk)`` (split over a process pool
+when ``workers`` > 1). On the GPU, Near-Far runs
 a whole chunk in one launch (`engine._gpu_many`: one thread block per search, each taking
 the next source from a device-side queue); other methods run one search per source, on the
 CPU (the NumPy twin, over a process pool when ``workers`` > 1) or on the GPU. Repeated
@@ -144,7 +145,7 @@ def many_to_many(
     used_backend = resolved
     chunks = 0
     pool = None
-    if workers > 1 and spec.name != "dijkstra":
+    if workers > 1 and not batched:
         pool = ProcessPoolExecutor(workers, initializer=_worker_start, initargs=(graph, columns))
     try:
         for lo in range(0, len(unique), per_chunk):
@@ -152,7 +153,7 @@ def many_to_many(
             options = dict(method=spec.name, backend=backend, delta=delta, batch_size=batch_size)
             direct = False  # the chunk was copied into its rows of out already
             if spec.name == "dijkstra":
-                dist, e = _scipy_rows(graph, block, columns)
+                dist, e = _scipy_chunk(graph, block, columns, pool, workers)
             elif batched:
                 from . import _gpu_many
 
@@ -203,6 +204,19 @@ def _scipy_rows(graph: CSRGraph, block: np.ndarray, columns: np.ndarray):
     raw = np.atleast_2d(dijkstra(graph.scipy_matrix(), directed=True, indices=block))
     edges = np.isfinite(raw) @ np.diff(graph.indptr)
     return from_scipy(raw)[:, columns], edges.astype(np.int64)
+
+
+def _scipy_chunk(graph, block, columns, pool, workers: int):
+    """`_scipy_rows` of a chunk, split over the pool's ``workers`` when there is one."""
+    if pool is None:
+        return _scipy_rows(graph, block, columns)
+    parts = [part for part in np.array_split(block, workers) if part.size]
+    results = list(pool.map(_scipy_part, parts))
+    return np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])
+
+
+def _scipy_part(part: np.ndarray):
+    return _scipy_rows(_WORK["graph"], part, _WORK["columns"])
 
 
 #: The graph and the target columns of a worker process, set once by `_worker_start`.

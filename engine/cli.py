@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _validate, batch, io, osm, replay
+from ._backend import gpu_available
 from ._errors import FrontierError, ParameterError
 from .bench import ITERATIVE, RECORDABLE, benchmark, table
 from .export import FORMATS, export, format_of, frame_range
@@ -441,7 +442,7 @@ def _matrix(args) -> int:
     if suffix not in (None, ".npz", ".parquet"):
         msg = f"--out {args.out} must end in .npz or .parquet"
         raise ParameterError(msg)
-    out = _output(args.out, suffix) if args.out else None
+    out = _output(args.out, suffix)
     if suffix == ".parquet":
         _pyarrow()
     graph = _load(args, args.graph)
@@ -451,7 +452,9 @@ def _matrix(args) -> int:
         if args.targets == "all"
         else _node_ids(args.targets, graph, "--targets", args.seed + 1)
     )
-    workers = args.workers or (batch.default_workers() if args.backend == "cpu" else 1)
+    on_cpu = args.method == "dijkstra" or args.backend == "cpu"
+    on_cpu = on_cpu or (args.backend == "auto" and not gpu_available())
+    workers = args.workers or (batch.default_workers() if on_cpu else 1)
     bar = tqdm(total=len(sources), unit="tree", file=sys.stderr, desc="matrix")
     try:
         m = batch.many_to_many(

@@ -62,6 +62,10 @@ def test_chunks_streaming_and_workers_give_the_same_matrix():
     pooled = many_to_many(g, sources, workers=2, memory_bytes=bound)
     np.testing.assert_array_equal(pooled.dist, whole.dist)
     np.testing.assert_array_equal(pooled.iterations, whole.iterations)
+    scipy = many_to_many(g, sources, method="dijkstra", workers=2, memory_bytes=bound)
+    np.testing.assert_array_equal(scipy.dist, whole.dist)
+    alone = many_to_many(g, sources, method="dijkstra")
+    np.testing.assert_array_equal(scipy.edges_relaxed, alone.edges_relaxed)
 
 
 @pytest.mark.parametrize(
