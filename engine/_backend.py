@@ -90,6 +90,15 @@ def _multiprocessors(device: int) -> int:
     return int(cupy().cuda.Device(device).attributes["MultiProcessorCount"])
 
 
+def resident_blocks(kernel, threads: int) -> int:
+    """Blocks of ``threads`` threads of ``kernel`` (a CuPy function) that one multiprocessor
+    holds at once by its registers (65,536 a multiprocessor, allocated per warp in units of
+    256) and its 2,048 threads; at least 1."""
+    per_warp = -(-max(int(kernel.num_regs), 1) * 32 // 256) * 256
+    warps = -(-threads // 32)
+    return max(1, min(65536 // (per_warp * warps), 2048 // threads))
+
+
 def compute_capability() -> int:
     """Return the current GPU's compute capability as an integer (90 for 9.0)."""
     return int(cupy().cuda.Device().compute_capability)

@@ -217,10 +217,7 @@ def sync_us(scope: str = "grid", *, blocks: int | None = None, rounds: int = 20_
 
 
 def _grid(kernel) -> int:
-    regs = max(int(kernel.num_regs), 1)
-    per_warp = -(-regs * 32 // 256) * 256
-    by_regs = 65536 // (per_warp * (BLOCK // 32))
-    return _backend.multiprocessor_count() * max(1, min(2, by_regs))
+    return _backend.multiprocessor_count() * min(2, _backend.resident_blocks(kernel, BLOCK))
 
 
 def run(

@@ -10,22 +10,29 @@ a whole chunk in one launch (`engine._gpu_many`: one thread block per search, ea
 the next source from a device-side queue); other methods run one search per source, on the
 CPU (the NumPy twin, over a process pool when ``workers`` > 1) or on the GPU. Repeated
 sources are searched once and their rows copied.
+
+With targets, the batched GPU searches stop once every target of theirs is final. With
+``predecessors``, each source's whole shortest-path tree comes back as well: from the
+batched kernel's packed words (distance and parent replaced together, 32-bit distances),
+elsewhere from the distances (`engine.search.shortest_path_tree`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 
 from . import _backend, _validate
 from ._errors import ParameterError
 from .graph import CSRGraph
-from .search import DEFAULT_BATCH, _resolve_backend, from_scipy, sssp
+from .search import DEFAULT_BATCH, _resolve_backend, from_scipy, shortest_path_tree, sssp
 
 #: Memory the matrix of one chunk may take when the caller gives no bound.
 DEFAULT_CHUNK_BYTES = 512 * 2**20
@@ -43,11 +50,15 @@ class DistanceMatrix:
         ``int64`` (sources × targets), `UNREACHABLE` where unreachable; empty (0 rows)
         when the chunks went to ``on_chunk`` only.
     edges_relaxed, iterations : numpy.ndarray
-        Per source (SciPy's Dijkstra: its arcs relaxed, no iterations).
+        Per source (SciPy's Dijkstra: its arcs relaxed, no iterations). A search that stops
+        at its targets counts only the arcs it relaxed.
     method, backend : str
     elapsed_s : float
         Wall time of the whole matrix, chunks and copies included.
     chunks : int
+    predecessors : numpy.ndarray or None
+        With ``predecessors=True``: ``int64`` (sources × all nodes), each node's parent in
+        its source's shortest-path tree, -1 at the source and where unreachable.
     """
 
     sources: np.ndarray
@@ -59,6 +70,7 @@ class DistanceMatrix:
     backend: str
     elapsed_s: float
     chunks: int
+    predecessors: np.ndarray | None = None
 
     @property
     def trees_per_s(self) -> float:
@@ -92,6 +104,7 @@ def many_to_many(
     on_chunk: Callable[[np.ndarray, np.ndarray], None] | None = None,
     keep: bool = True,
     keep_on_gpu: bool = False,
+    predecessors: bool = False,
 ) -> DistanceMatrix:
     """Distances from every source to every target (all nodes when ``targets`` is None).
 
@@ -103,7 +116,8 @@ def many_to_many(
     method, backend, delta, batch_size
         As in `sssp`; ``method="dijkstra"`` runs SciPy's Dijkstra on whole chunks.
     memory_bytes : int, optional
-        Bound on one chunk's matrix (default `DEFAULT_CHUNK_BYTES`).
+        Bound on one chunk's matrix on the host (default: `DEFAULT_CHUNK_BYTES`, and none
+        for the batched GPU kernel, whose chunks are sized to the GPU's free memory).
     workers : int
         Processes for the CPU searches (1: in this process).
     on_chunk : callable, optional
@@ -113,12 +127,18 @@ def many_to_many(
     keep_on_gpu : bool
         With the batched GPU kernel, leave the distances on the device (CuPy arrays, for
         the caller to reduce or sample) instead of copying them to the host.
+    predecessors : bool
+        Also return each source's shortest-path tree (``predecessors``); the memory bound
+        then counts a whole row of parents per source.
     """
     spec = _validate.method(method)
     resolved = _resolve_backend(backend, spec, graph)
     batched = resolved == "gpu" and spec.name in ("near_far", "near_far_async")
     if keep_on_gpu and not batched:
         msg = "keep_on_gpu needs the GPU backend and near_far (the batched kernel)"
+        raise ParameterError(msg)
+    if predecessors and not keep:
+        msg = "predecessors are kept with the matrix: keep=False would drop them"
         raise ParameterError(msg)
     rows_of = _validate.nodes(sources, graph, "sources")
     if targets is None:
@@ -129,15 +149,36 @@ def many_to_many(
         msg = f"workers must be an integer ≥ 1, got {workers!r}"
         raise ParameterError(msg)
     unique, first = np.unique(rows_of, return_inverse=True)
-    per_chunk = chunk_rows(columns.size, memory_bytes)
+    width = columns.size + (graph.n_nodes if predecessors else 0)
+    if batched:
+        from . import _gpu_many
+
+        store = _gpu_many.store_of(graph, predecessors)
+        if store is None and keep_on_gpu:
+            msg = "keep_on_gpu with predecessors needs distances below 2^32 (use the host)"
+            raise ParameterError(msg)
+        whole_rows = targets is None or predecessors  # a tree needs every node's parent
+        on_device = _gpu_many.row_bytes(graph, None if whole_rows else columns.size,
+                                        store or _gpu_many.store_of(graph, False))  # fmt: skip
+        per_chunk = max(_backend.free_gpu_memory() // 2 // on_device, 1)
+        if memory_bytes is not None:
+            per_chunk = min(per_chunk, chunk_rows(width, memory_bytes))
+    else:
+        per_chunk = chunk_rows(width, memory_bytes)
     start = time.perf_counter()
     shape = (len(rows_of), columns.size)
+    ready = None  # waits for the host matrix's pages to be touched
     if keep_on_gpu:
         out = _backend.cupy().empty(shape, dtype=np.int64)
-    elif keep and batched:  # page-locked: the chunks come from the GPU straight into it
-        out = _backend.pinned_empty(shape[0] * shape[1], np.int64).reshape(shape)
+    elif keep and batched:
+        out, ready = _prefaulted(shape)
     else:
         out = np.empty(shape, dtype=np.int64) if keep else None
+    trees = None
+    if predecessors:
+        trees = (_backend.cupy() if keep_on_gpu else np).empty(
+            (len(rows_of), graph.n_nodes), dtype=np.int64
+        )
     in_order = bool(np.all(np.diff(rows_of) > 0))  # sorted, unique: chunk rows are contiguous
     step = _validate.delta(delta, graph) if batched else None
     edges = np.zeros(len(unique), dtype=np.int64)
@@ -153,21 +194,21 @@ def many_to_many(
             options = dict(method=spec.name, backend=backend, delta=delta, batch_size=batch_size)
             direct = False  # the chunk was copied into its rows of out already
             if spec.name == "dijkstra":
-                dist, e = _scipy_chunk(graph, block, columns, pool, workers)
+                dist, tree, e = _scipy_chunk(graph, block, columns, predecessors, pool, workers)
             elif batched:
-                from . import _gpu_many
-
-                direct = out is not None and in_order and not keep_on_gpu
-                dist, e, it = _gpu_many.rows(
-                    graph, block, None if targets is None else columns, delta=step,
-                    keep_on_gpu=keep_on_gpu,
-                    host_out=out[lo : lo + len(block)] if direct else None,
+                direct = out is not None and in_order and not (predecessors and store is None)
+                dist, tree, e, it = _gpu_chunk(
+                    graph, block, None if targets is None else columns, step, predecessors,
+                    keep_on_gpu, out[lo : lo + len(block)] if direct else None, ready,
                 )  # fmt: skip
-                iterations[lo : lo + len(block)] = it
-                used_backend = "gpu"
             else:
-                dist, e, it, used_backend = _search_rows(graph, block, columns, options, pool)
+                dist, tree, e, it, used_backend = _search_rows(
+                    graph, block, columns, options, predecessors, pool
+                )
+            if spec.name != "dijkstra":
                 iterations[lo : lo + len(block)] = it
+            if batched:
+                used_backend = "gpu"
             edges[lo : lo + len(block)] = e
             chunks += 1
             rows = np.flatnonzero((first >= lo) & (first < lo + len(block)))
@@ -178,11 +219,15 @@ def many_to_many(
             chunk = dist if direct else dist[pick]
             if out is not None and not direct:
                 out[place] = chunk
+            if trees is not None:
+                trees[place] = tree[pick]
             if on_chunk is not None:
                 on_chunk(rows, chunk)
     finally:
         if pool is not None:
             pool.shutdown()
+        if ready is not None:
+            ready()
     return DistanceMatrix(
         sources=rows_of,
         targets=columns,
@@ -193,30 +238,83 @@ def many_to_many(
         backend=used_backend,
         elapsed_s=time.perf_counter() - start,
         chunks=chunks,
+        predecessors=trees,
     )
 
 
-def _scipy_rows(graph: CSRGraph, block: np.ndarray, columns: np.ndarray):
-    """SciPy's Dijkstra from the sources ``block``: distances to ``columns``, and the arcs
-    it relaxes from each (every reached node's arcs, once)."""
+def _gpu_chunk(graph, block, columns, step, predecessors, keep_on_gpu, into, ready):
+    """One chunk on the batched kernel: (distances, trees or None, edges, iterations), kept on
+    the device or copied to the host, into ``into`` (the chunk's rows of the result, on the
+    device or on the host) when given; ``ready()`` waits until the host matrix may be
+    written. With 64-bit distances the trees come from whole rows of distances, on the
+    host."""
+    from . import _gpu_many
+
+    linked = _gpu_many.store_of(graph, predecessors) == _gpu_many.LINKED
+    from_rows = predecessors and not linked
+    dist, tree, stats = _gpu_many.rows(
+        graph, block, None if from_rows else columns, delta=step, parents=linked,
+        into=into if keep_on_gpu else None,
+    )  # fmt: skip
+    if ready is not None:  # the host matrix is written from here on (here or by the caller)
+        ready()
+    if from_rows:
+        whole = dist.get()
+        dist, tree = whole if columns is None else whole[:, columns], _trees(graph, block, whole)
+    elif not keep_on_gpu:
+        dist = dist.get(out=into)
+        tree = None if tree is None else tree.get()
+    stats = stats.get()
+    return dist, tree, stats[:, 0], stats[:, 1]
+
+
+def _prefaulted(shape: tuple[int, int]):
+    """A new ``int64`` host matrix whose pages a few threads are touching meanwhile, and the
+    call that waits for them: the first touch of fresh memory (its page faults) ran at
+    3.6 GB/s in one thread on the H200's host, and a copy from the GPU into touched memory
+    at 15 GB/s; in parallel, and while the GPU searches, the faults cost little."""
+    array = np.empty(shape, dtype=np.int64)
+    flat = array.reshape(-1)
+    bounds = np.linspace(0, flat.size, min(8, default_workers()) + 1).astype(np.int64)
+    pool = ThreadPoolExecutor(len(bounds) - 1)
+
+    def zero(a: int, b: int) -> None:
+        flat[a:b] = 0
+
+    for a, b in itertools.pairwise(bounds):
+        pool.submit(zero, a, b)
+    return array, functools.partial(pool.shutdown, wait=True)
+
+
+def _trees(graph: CSRGraph, block: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    """Shortest-path trees (parents) of the sources ``block`` from their whole rows."""
+    pairs = zip(block, whole, strict=True)
+    return np.stack([shortest_path_tree(graph, row, int(s)) for s, row in pairs])
+
+
+def _scipy_rows(graph: CSRGraph, block: np.ndarray, columns: np.ndarray, predecessors: bool):
+    """SciPy's Dijkstra from the sources ``block``: distances to ``columns``, the trees when
+    asked (else None), and the arcs it relaxes from each (every reached node's arcs, once)."""
     from scipy.sparse.csgraph import dijkstra
 
     raw = np.atleast_2d(dijkstra(graph.scipy_matrix(), directed=True, indices=block))
-    edges = np.isfinite(raw) @ np.diff(graph.indptr)
-    return from_scipy(raw)[:, columns], edges.astype(np.int64)
+    edges = (np.isfinite(raw) @ np.diff(graph.indptr)).astype(np.int64)
+    whole = from_scipy(raw)
+    return whole[:, columns], _trees(graph, block, whole) if predecessors else None, edges
 
 
-def _scipy_chunk(graph, block, columns, pool, workers: int):
+def _scipy_chunk(graph, block, columns, predecessors: bool, pool, workers: int):
     """`_scipy_rows` of a chunk, split over the pool's ``workers`` when there is one."""
     if pool is None:
-        return _scipy_rows(graph, block, columns)
+        return _scipy_rows(graph, block, columns, predecessors)
     parts = [part for part in np.array_split(block, workers) if part.size]
-    results = list(pool.map(_scipy_part, parts))
-    return np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])
+    results = list(pool.map(_scipy_part, parts, [predecessors] * len(parts)))
+    trees = np.concatenate([r[1] for r in results]) if predecessors else None
+    return np.concatenate([r[0] for r in results]), trees, np.concatenate([r[2] for r in results])
 
 
-def _scipy_part(part: np.ndarray):
-    return _scipy_rows(_WORK["graph"], part, _WORK["columns"])
+def _scipy_part(part: np.ndarray, predecessors: bool):
+    return _scipy_rows(_WORK["graph"], part, _WORK["columns"], predecessors)
 
 
 #: The graph and the target columns of a worker process, set once by `_worker_start`.
@@ -227,22 +325,24 @@ def _worker_start(graph: CSRGraph, columns: np.ndarray) -> None:
     _WORK.update(graph=graph, columns=columns)
 
 
-def _one(source: int, options: dict, graph=None, columns=None):
+def _one(source: int, options: dict, predecessors: bool, graph=None, columns=None):
     graph = _WORK["graph"] if graph is None else graph
     columns = _WORK["columns"] if columns is None else columns
     r = sssp(graph, int(source), **options)
-    return r.distances[columns], r.counters.edges_relaxed, r.counters.iterations, r.backend
+    tree = r.predecessors if predecessors else None
+    return r.distances[columns], tree, r.counters.edges_relaxed, r.counters.iterations, r.backend
 
 
-def _search_rows(graph, block, columns, options, pool):
+def _search_rows(graph, block, columns, options, predecessors: bool, pool):
     if pool is None:
-        results = [_one(s, options, graph, columns) for s in block]
+        results = [_one(s, options, predecessors, graph, columns) for s in block]
     else:  # the graph and the columns went to each worker once, at its start
-        results = list(pool.map(_one, block, [options] * len(block)))
+        results = list(pool.map(_one, block, [options] * len(block), [predecessors] * len(block)))
     dist = np.stack([r[0] for r in results])
-    edges = np.array([r[1] for r in results], dtype=np.int64)
-    iterations = np.array([r[2] for r in results], dtype=np.int64)
-    return dist, edges, iterations, results[0][3]
+    trees = np.stack([r[1] for r in results]) if predecessors else None
+    edges = np.array([r[2] for r in results], dtype=np.int64)
+    iterations = np.array([r[3] for r in results], dtype=np.int64)
+    return dist, trees, edges, iterations, results[0][4]
 
 
 def default_workers() -> int:

@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -11,11 +12,19 @@ import engine
 from engine import UNREACHABLE, many_to_many
 from engine.search import from_scipy
 
-from .graphs import random_graph
+from .graphs import check_tree, grid_graph, random_graph
 
 
 def _reference(graph, sources):
     return from_scipy(np.atleast_2d(dijkstra(graph.scipy_matrix(), indices=sources)))
+
+
+def _check_trees(graph, sources, dist, trees):
+    assert trees.shape == (len(sources), graph.n_nodes) and trees.dtype == np.int64
+    for source, row, tree in zip(sources, dist, trees, strict=True):
+        run = SimpleNamespace(graph=graph, distances=row, predecessors=tree, source=source,
+                              settled_below=UNREACHABLE)  # fmt: skip
+        check_tree(run)
 
 
 def _awkward_graph(seed: int):
@@ -41,6 +50,21 @@ def test_matrices_equal_scipy(backend, method):
     part = many_to_many(g, sources, targets, method=method, backend=backend, delta=5)
     np.testing.assert_array_equal(part.dist, reference[:, targets])
     assert part.edges_relaxed.shape == (6,) and part.edges_relaxed[1] == part.edges_relaxed[2]
+
+
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "dijkstra"])
+def test_predecessors_are_shortest_path_trees(backend, method):
+    if method == "dijkstra" and backend == "gpu":
+        pytest.skip("SciPy's Dijkstra runs on the CPU")
+    g = _awkward_graph(5)  # zero-weight cycles: parents must still form trees
+    sources = [3, 3, 200, 399]
+    m = many_to_many(g, sources, [0, 5], method=method, backend=backend, delta=4,
+                     predecessors=True, workers=2 if method == "dijkstra" else 1)  # fmt: skip
+    reference = _reference(g, sources)
+    np.testing.assert_array_equal(m.dist, reference[:, [0, 5]])
+    _check_trees(g, sources, reference, m.predecessors)
+    with pytest.raises(engine.ParameterError, match="keep=False would drop them"):
+        many_to_many(g, sources, predecessors=True, keep=False, on_chunk=lambda r, d: None)
 
 
 def test_chunks_streaming_and_workers_give_the_same_matrix():
@@ -108,7 +132,20 @@ def test_cli_matrix_files(tmp_path):
     import pyarrow.parquet as pq
 
     table = pq.read_table(tmp_path / "m.parquet").to_pydict()
-    assert len(table["distance"]) == 2 * g.n_nodes
+    assert len(table["distance"]) == 2 * g.n_nodes and "predecessor" not in table
+    args = ("helsinki", "--sources", "ids.txt", "--predecessors", "--targets", "4", "--out")
+    done = _cli(*args, "t.npz", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    sources = [g.index_of(i) for i in (25291537, 6388100055)]
+    with np.load(tmp_path / "t.npz") as z:
+        assert z["pred"].shape == (2, g.n_nodes) and z["nodes"].tolist() == g.node_ids.tolist()
+        lookup = {int(i): k for k, i in enumerate(g.node_ids)} | {-1: -1}
+        trees = np.array([[lookup[int(i)] for i in row] for row in z["pred"]])
+        _check_trees(g, sources, _reference(g, sources), trees)
+    done = _cli(*args, "t.parquet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    linked = pq.read_table(tmp_path / "t.parquet").to_pydict()
+    assert len(linked["predecessor"]) == 8 and set(linked["source"]) == {25291537, 6388100055}
     first = _reference(g, [g.index_of(25291537)])[0]
     assert table["source"][0] == 25291537 and table["distance"][: g.n_nodes] == first.tolist()
     assert table["target"][: g.n_nodes] == g.node_ids.tolist()
@@ -138,12 +175,29 @@ def test_the_batched_kernel_reuses_blocks_and_stamps(delta):
     g = _awkward_graph(6)
     sources = np.arange(0, 400, 3)  # many more searches than the two blocks
     step = engine._validate.delta(delta, g)
-    dist, edges, iterations = _gpu_many.rows(g, sources, None, delta=step, blocks=2)
-    np.testing.assert_array_equal(dist, _reference(g, sources))
+    dist, _, counters = _gpu_many.rows(g, sources, None, delta=step, blocks=2)
+    np.testing.assert_array_equal(dist.get(), _reference(g, sources))
     reached = _reference(g, sources) != UNREACHABLE  # each reached node relaxes its arcs
+    edges, iterations = counters.get().T
     assert (edges >= reached @ np.diff(g.indptr)).all() and (iterations > 0).all()
     part, _, _ = _gpu_many.rows(g, sources, np.array([5, 399, 0]), delta=step, blocks=3)
-    np.testing.assert_array_equal(part, _reference(g, sources)[:, [5, 399, 0]])
+    np.testing.assert_array_equal(part.get(), _reference(g, sources)[:, [5, 399, 0]])
+    whole, trees, _ = _gpu_many.rows(g, sources, None, delta=step, parents=True, blocks=2)
+    np.testing.assert_array_equal(whole.get(), _reference(g, sources))
+    _check_trees(g, sources, whole.get(), trees.get())
+
+
+@pytest.mark.gpu
+def test_searches_stop_once_their_targets_are_final():
+    g = grid_graph(80, 80, seed=1)
+    sources = np.array([0, 3_200, 6_399])
+    near = np.array([1, 80, 81])  # beside the first source
+    reference = _reference(g, sources)
+    whole = many_to_many(g, sources, backend="gpu")
+    part = many_to_many(g, sources, near, backend="gpu")
+    np.testing.assert_array_equal(part.dist, reference[:, near])
+    assert part.edges_relaxed[0] * 20 < whole.edges_relaxed[0]
+    assert part.edges_relaxed[2] > 10 * part.edges_relaxed[0]  # its targets are far away
 
 
 @pytest.mark.gpu
@@ -157,3 +211,10 @@ def test_wide_distances_and_results_kept_on_the_gpu():
     np.testing.assert_array_equal(m.dist.get(), _reference(g, sources))
     with pytest.raises(engine.ParameterError, match="keep_on_gpu needs"):
         many_to_many(g, sources, backend="cpu", keep_on_gpu=True)
+    trees = many_to_many(g, sources[:5], [0, 9], backend="gpu", predecessors=True)
+    _check_trees(g, sources[:5], _reference(g, sources[:5]), trees.predecessors)
+    with pytest.raises(engine.ParameterError, match="predecessors needs distances below 2"):
+        many_to_many(g, sources, backend="gpu", keep_on_gpu=True, predecessors=True)
+    small = engine.from_arcs(4, [0, 1, 2], [1, 2, 3], [0, 5, 0])  # 32-bit: packed parents
+    kept = many_to_many(small, [0, 2], backend="gpu", keep_on_gpu=True, predecessors=True)
+    assert kept.predecessors.get().tolist() == [[-1, 0, 1, 2], [-1, -1, -1, 2]]
