@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _validate
 from .experiments import seeded_sources
 from .graph import CSRGraph
 from .methods import METHODS
@@ -173,11 +173,86 @@ def benchmark(
     return rows
 
 
-def table(rows: list[dict]) -> str:
-    """The rows as an aligned text table."""
-    heads = [h for _k, h, _f in TABLE]
+#: Columns of the readable table of batches (`benchmark_batch`).
+BATCH_TABLE = (
+    ("graph", "graph", "{}"),
+    ("method", "method", "{}"),
+    ("queries", "queries", "{:,}"),
+    ("trees_per_s", "trees/s", "{:,.0f}"),
+    ("trees_per_s_kept_on_gpu", "kept on GPU", "{:,.0f}"),
+    ("scipy_trees_per_s", "SciPy trees/s", "{:,.0f}"),
+    ("scipy_workers", "SciPy cores", "{}"),
+    ("speedup", "× SciPy", "{:.1f}"),
+    ("edges_relaxed", "arcs/tree", "{:,}"),
+    ("identical", "exact", "{}"),
+)
+
+
+def benchmark_batch(
+    graph: CSRGraph,
+    *,
+    queries: int,
+    methods: tuple[str, ...] = ("near_far",),
+    backend: str = "auto",
+    seed: int = 0,
+    delta: int | str = "auto",
+    batch_size: int = DEFAULT_BATCH,
+    repeats: int = 3,
+    progress=None,
+) -> list[dict]:
+    """Trees per second of `engine.many_to_many` from ``queries`` seeded sources to every
+    node, against SciPy's Dijkstra on the same sources over every core of this host.
+
+    Each method runs once to warm up (compilation, upload; 8 sources), then ``repeats``
+    times: the median is reported, with the matrix copied to the host and, for the batched
+    GPU kernel, kept on the GPU. SciPy's figure is one `many_to_many(method="dijkstra")`
+    over a process pool (its start included). ``identical`` says every distance equalled
+    SciPy's. ``progress`` (optional) is called with a line before each step.
+    """
+    from .batch import default_workers, many_to_many
+
+    say = progress or (lambda _line: None)
+    starts = np.sort(seeded_sources(graph, queries, seed))
+    workers = default_workers()
+    say(f"{graph.name}: SciPy's Dijkstra from {len(starts):,} sources on {workers} cores")
+    reference = many_to_many(graph, starts, method="dijkstra", workers=workers)
+    scipy_rate = reference.trees_per_s
+    rows = []
+    for method in methods:
+        options = dict(method=method, backend=backend, delta=delta, batch_size=batch_size)
+        say(f"{graph.name}: {method}, {repeats} × {len(starts):,} trees")
+        warm = many_to_many(graph, starts[:8], **options)
+        batched = warm.backend == "gpu" and warm.method in ("near_far", "near_far_async")
+        rates, kept, edges, identical = [], [], [], True
+        for _ in range(repeats):
+            m = many_to_many(graph, starts, **options)
+            rates.append(m.trees_per_s)
+            edges.append(float(np.median(m.edges_relaxed)))
+            identical &= bool(np.array_equal(m.dist, reference.dist))
+            del m
+            if batched:
+                on_gpu = many_to_many(graph, starts, keep_on_gpu=True, **options)
+                kept.append(on_gpu.trees_per_s)  # its counters came back: the GPU is done
+                del on_gpu
+        rows.append({
+            "graph": graph.name, "nodes": graph.n_nodes, "arcs": graph.n_arcs,
+            "weights": graph.weight_kind, "method": method, "backend": warm.backend,
+            "device": _backend.device_name(warm.backend), "delta": _validate.delta(delta, graph),
+            "batch_size": batch_size, "queries": len(starts), "seed": seed, "repeats": repeats,
+            "trees_per_s": _median(rates),
+            "trees_per_s_kept_on_gpu": _median(kept) if kept else None,
+            "scipy_trees_per_s": scipy_rate, "scipy_workers": workers,
+            "speedup": _median(rates) / scipy_rate, "edges_relaxed": round(_median(edges)),
+            "identical": identical, "host": _backend.device_name("cpu"),
+        })  # fmt: skip
+    return rows
+
+
+def table(rows: list[dict], columns=TABLE) -> str:
+    """The rows as an aligned text table of ``columns`` ((key, heading, format) each)."""
+    heads = [h for _k, h, _f in columns]
     cells = [
-        ["—" if row.get(k) is None else f.format(row[k]) for k, _h, f in TABLE] for row in rows
+        ["—" if row.get(k) is None else f.format(row[k]) for k, _h, f in columns] for row in rows
     ]
     widths = [max(len(x) for x in col) for col in zip(heads, *cells, strict=True)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True))]

@@ -14,7 +14,15 @@ import numpy as np
 from . import _validate, batch, io, osm, replay
 from ._backend import gpu_available
 from ._errors import FrontierError, ParameterError
-from .bench import ITERATIVE, RECORDABLE, benchmark, table
+from .bench import (
+    BATCH_TABLE,
+    ITERATIVE,
+    RECORDABLE,
+    TABLE,
+    benchmark,
+    benchmark_batch,
+    table,
+)
 from .export import FORMATS, export, format_of, frame_range
 from .methods import BACKENDS, METHODS
 from .render import parse_size
@@ -179,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--batch", default=DEFAULT_BATCH, type=_count("--batch"), metavar="N")
     bench.add_argument("--backend", default="auto", metavar="B")
     bench.add_argument("--record", action="store_true", help="time with recording on")
+    bench.add_argument("--batch-queries", type=_count("--batch-queries"), metavar="K",
+                       help="trees per second of K searches at once (engine.many_to_many; "
+                       "default method near_far) against SciPy on every core")  # fmt: skip
     bench.add_argument("--out", metavar="FILE.json", help="also write the rows to this file")
     matrix = sub.add_parser(
         "matrix",
@@ -202,6 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="bound on one chunk's matrix (default: %(default)s)")  # fmt: skip
     matrix.add_argument("--workers", type=_count("--workers"), metavar="K",
                         help="CPU processes (default: every core, on the CPU backend)")  # fmt: skip
+    matrix.add_argument("--predecessors", action="store_true",
+                        help="also write each source's shortest-path tree: .npz 'pred' "
+                        "(sources × 'nodes', parent ids, -1 at the source and where "
+                        "unreachable); Parquet: each target's parent")  # fmt: skip
     matrix.add_argument("--out", metavar="FILE.npz|FILE.parquet",
                         help="sources, targets (ids) and dist; Parquet in long form")  # fmt: skip
     for name, what in (
@@ -307,12 +322,22 @@ def _info(args) -> int:
 
 def _bench(args) -> int:
     out = _output(args.out, ".json")
-    given = args.methods or ",".join(RECORDABLE if args.record else ITERATIVE)
+    if args.batch_queries and args.record:
+        msg = "--batch-queries times whole matrices, which are not recorded; drop --record"
+        raise ParameterError(msg)
+    default = "near_far" if args.batch_queries else RECORDABLE if args.record else ITERATIVE
+    given = args.methods or ",".join((default,) if isinstance(default, str) else default)
     methods = tuple(m.strip() for m in given.split(",") if m.strip())
     for m in methods:
         _validate.method(m)
     rows = []
-    for spec in args.graphs:
+    for spec in args.graphs if args.batch_queries else ():
+        rows += benchmark_batch(
+            _load(args, spec), queries=args.batch_queries, methods=methods,
+            backend=args.backend, seed=args.seed, delta=args.delta, batch_size=args.batch,
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
+        )  # fmt: skip
+    for spec in () if args.batch_queries else args.graphs:
         rows += benchmark(
             _load(args, spec),
             methods=methods,
@@ -325,7 +350,8 @@ def _bench(args) -> int:
         )
     if out is not None:
         io.write_json(out, rows)
-    print(json.dumps(rows, indent=2) if args.json else table(rows))
+    columns = BATCH_TABLE if args.batch_queries else TABLE
+    print(json.dumps(rows, indent=2) if args.json else table(rows, columns))
     return 0
 
 
@@ -461,16 +487,25 @@ def _matrix(args) -> int:
             graph, sources, targets, method=args.method, backend=args.backend,
             delta=args.delta, batch_size=args.batch, memory_bytes=args.memory_mb * 2**20,
             workers=workers, on_chunk=lambda rows, _d: bar.update(len(rows)),
+            predecessors=args.predecessors,
         )  # fmt: skip
     finally:
         bar.close()
     ids = graph.node_ids
+    parents = None
+    if args.predecessors:  # parents as node ids, -1 kept where there is none
+        parents = np.where(m.predecessors >= 0, ids[np.maximum(m.predecessors, 0)], -1)
     if out is not None:
         if suffix == ".npz":
             arrays = {"sources": ids[m.sources], "targets": ids[m.targets], "dist": m.dist}
+            if parents is not None:
+                arrays |= {"pred": parents, "nodes": ids}
             io.write_atomic(out, lambda f: np.savez(f, **arrays))
         else:
-            io.write_atomic(out, lambda f: _parquet(f, ids[m.sources], ids[m.targets], m.dist))
+            ends = None if parents is None else parents[:, m.targets]
+            io.write_atomic(
+                out, lambda f: _parquet(f, ids[m.sources], ids[m.targets], m.dist, ends)
+            )
     reached = int(np.count_nonzero(m.dist != UNREACHABLE))
     summary = {
         "graph": graph.name, "sources": len(m.sources), "targets": len(m.targets),
@@ -496,17 +531,20 @@ def _pyarrow():
     return pyarrow
 
 
-def _parquet(f, sources: np.ndarray, targets: np.ndarray, dist: np.ndarray) -> None:
-    """The matrix in long form (source, target, distance), one row per pair."""
+def _parquet(f, sources: np.ndarray, targets: np.ndarray, dist: np.ndarray, parents) -> None:
+    """The matrix in long form (source, target, distance), one row per pair, and the
+    target's parent in the source's tree when ``parents`` (sources × targets) is given."""
     pa = _pyarrow()
     import pyarrow.parquet as pq
 
-    table = pa.table({
+    columns = {
         "source": np.repeat(sources, len(targets)),
         "target": np.tile(targets, len(sources)),
         "distance": dist.ravel(),
-    })  # fmt: skip
-    pq.write_table(table, f)
+    }
+    if parents is not None:
+        columns["predecessor"] = parents.ravel()
+    pq.write_table(pa.table(columns), f)
 
 
 def _picture(args) -> int:

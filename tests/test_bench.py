@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine import load_graph
-from engine.bench import benchmark, table, tree_depth
+from engine.bench import BATCH_TABLE, benchmark, benchmark_batch, table, tree_depth
 from engine.cli import main
 
 from .graphs import grid_graph
@@ -70,3 +70,35 @@ def test_cli_bench_default_methods(record, tmp_path):
 def test_cli_bench_bad_method(capsys):
     assert main(["bench", "helsinki", "--methods", "near_far,warp"]) == 2
     assert "unknown method 'warp'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_batch_rows(backend):
+    g = grid_graph(20, 20, seed=3)
+    lines = []
+    rows = benchmark_batch(g, queries=12, methods=("near_far", "delta_stepping"),
+                           backend=backend, repeats=2, progress=lines.append)  # fmt: skip
+    assert [r["method"] for r in rows] == ["near_far", "delta_stepping"] and len(lines) == 3
+    for r in rows:
+        assert r["identical"] and r["queries"] == 12 and r["backend"] == backend
+        assert r["trees_per_s"] > 0 and r["scipy_trees_per_s"] > 0 and r["delta"] > 0
+        assert r["speedup"] == pytest.approx(r["trees_per_s"] / r["scipy_trees_per_s"])
+        assert r["edges_relaxed"] >= g.n_arcs  # each tree relaxes every arc at least once
+    kept = [r["trees_per_s_kept_on_gpu"] for r in rows]
+    assert kept == ([kept[0], None] if backend == "gpu" else [None, None])
+    assert "kept on GPU" in table(rows, BATCH_TABLE)
+
+
+def test_cli_bench_batch_queries(tmp_path, capsys):
+    out = tmp_path / "rows.json"
+    args = ["bench", "helsinki", "--batch-queries", "4", "--backend", "cpu", "--out", str(out)]
+    assert main(args) == 0
+    rows = json.loads(out.read_text())
+    assert [r["method"] for r in rows] == ["near_far"] and rows[0]["identical"]
+    captured = capsys.readouterr()
+    assert "trees/s" in captured.out and "SciPy's Dijkstra from 4 sources" in captured.err
+    assert main([*args, "--record"]) == 2
+    assert "drop --record" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as bad:
+        main(["bench", "helsinki", "--batch-queries", "0"])
+    assert bad.value.code == 2 and "--batch-queries" in capsys.readouterr().err
