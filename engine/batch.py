@@ -30,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import numpy as np
 
 from . import _backend, _validate
-from ._errors import ParameterError
+from ._errors import GPUMemoryError, ParameterError
 from .graph import CSRGraph
 from .search import DEFAULT_BATCH, _resolve_backend, from_scipy, shortest_path_tree, sssp
 
@@ -160,7 +160,13 @@ def many_to_many(
         whole_rows = targets is None or predecessors  # a tree needs every node's parent
         on_device = _gpu_many.row_bytes(graph, None if whole_rows else columns.size,
                                         store or _gpu_many.store_of(graph, False))  # fmt: skip
-        per_chunk = max(_backend.free_gpu_memory() // 2 // on_device, 1)
+        per_chunk = _backend.free_gpu_memory() // 2 // on_device
+        if per_chunk < 1:
+            msg = (
+                f"one source's results need {on_device:,} bytes on the GPU, more than half "
+                "its free memory; give fewer targets or use backend='cpu'"
+            )
+            raise GPUMemoryError(msg)
         if memory_bytes is not None:
             per_chunk = min(per_chunk, chunk_rows(width, memory_bytes))
     else:

@@ -218,3 +218,13 @@ def test_wide_distances_and_results_kept_on_the_gpu():
     small = engine.from_arcs(4, [0, 1, 2], [1, 2, 3], [0, 5, 0])  # 32-bit: packed parents
     kept = many_to_many(small, [0, 2], backend="gpu", keep_on_gpu=True, predecessors=True)
     assert kept.predecessors.get().tolist() == [[-1, 0, 1, 2], [-1, -1, -1, 2]]
+
+
+@pytest.mark.gpu
+def test_a_row_larger_than_the_gpu_is_one_line(monkeypatch):
+    from engine import _backend
+
+    g = _awkward_graph(2)
+    monkeypatch.setattr(_backend, "free_gpu_memory", lambda: 1_000)
+    with pytest.raises(engine.FrontierError, match="more than half its free memory"):
+        many_to_many(g, [0, 1], backend="gpu")
