@@ -58,6 +58,12 @@ def _graph_options(p: argparse.ArgumentParser, *, many: bool = False) -> None:
         metavar="unit|random:SEED",
         help="DIMACS/PACE: unit weights or seeded random weights in 1..1000",
     )
+    p.add_argument(
+        "--coords",
+        metavar="FILE",
+        help="DIMACS/PACE: the .co file of node coordinates (default: GRAPH's stem + .co "
+        "beside it, when there is one)",
+    )
     p.add_argument("--no-cache", action="store_true", help="ignore the graph cache")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -306,6 +312,7 @@ def _load(args, spec):
         weight=args.weight,
         weights=args.weights,
         cache=not args.no_cache,
+        coordinates=args.coords or "auto",
     )
 
 

@@ -2,7 +2,10 @@
 ``u v``) files, plain or compressed (``.gz``, ``.xz``, ``.bz2``).
 
 Every node is kept; the CSR index is the file's id − 1. PACE lines are undirected edges,
-each becoming two arcs of the same weight. For weights:
+each becoming two arcs of the same weight. Coordinates come from a DIMACS ``.co`` file
+(``p aux sp co N``, ``v ID X Y`` with longitude and latitude × 10^6), found beside the graph
+under the same stem (``USA-road-d.NY.gr`` → ``USA-road-d.NY.co``, plain or compressed) or
+named. For weights:
 
 * ``weights=None``: the file's weights (DIMACS) or unit weights (PACE, which has none);
 * ``"unit"``: every arc weighs 1;
@@ -23,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _validate
-from ._errors import GraphFormatError, ParameterError, WeightOverflowError
+from ._errors import GraphFormatError, GraphNotFoundError, ParameterError, WeightOverflowError
 from .graph import MAX_WEIGHT, CSRGraph, from_arcs
 
 _HEADER = re.compile(rb"^p[ \t]+(sp|tw)[ \t]+(\d+)[ \t]+(\d+)[ \t\r]*$", re.MULTILINE)
@@ -33,6 +36,10 @@ _BAD_LINE = {
     kind: re.compile(rb"^(?![ \t]*(?:c[^\n]*|" + line + rb"[ \t]*)?$).*$", re.MULTILINE)
     for kind, line in (("sp", rb"a[ \t]+\d+[ \t]+\d+[ \t]+-?\d+"), ("tw", rb"\d+[ \t]+\d+"))
 }
+_CO_HEADER = re.compile(rb"^p[ \t]+aux[ \t]+sp[ \t]+co[ \t]+(\d+)[ \t\r]*$", re.MULTILINE)
+_CO_BAD_LINE = re.compile(
+    rb"^(?![ \t]*(?:c[^\n]*|v[ \t]+\d+[ \t]+-?\d+[ \t]+-?\d+[ \t]*)?$).*$", re.MULTILINE
+)
 _OPENERS = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}
 #: Magic numbers of the compressed formats, for files whose name does not say.
 _MAGIC = {b"\x1f\x8b": ".gz", b"\xfd7zXZ": ".xz", b"BZh": ".bz2"}
@@ -46,10 +53,16 @@ def compression(path: Path) -> str | None:
     return next((kind for magic, kind in _MAGIC.items() if head.startswith(magic)), None)
 
 
-def read_bytes(path: Path, *, max_bytes: int | None = None, head: int | None = None) -> bytes:
+def read_bytes(
+    path: Path,
+    *,
+    max_bytes: int | None = None,
+    head: int | None = None,
+    want: str = "a graph file with a 'p sp' or 'p tw' header",
+) -> bytes:
     """The file's bytes, decompressed when compressed, at most ``max_bytes`` of them once
     decompressed (or only the first ``head`` bytes); format errors become
-    `GraphFormatError`."""
+    `GraphFormatError` (an empty file asks for ``want``)."""
     opener = _OPENERS.get(compression(path) or "", open)
     limit = max_bytes if max_bytes is not None else -1
     try:
@@ -71,7 +84,7 @@ def read_bytes(path: Path, *, max_bytes: int | None = None, head: int | None = N
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")  # CRLF files; a lone CR is a malformed line
     if not data.strip():
-        msg = f"{path.name} is empty; give a graph file with a 'p sp' or 'p tw' header"
+        msg = f"{path.name} is empty; give {want}"
         raise GraphFormatError(msg)
     return data
 
@@ -117,8 +130,12 @@ def read_dimacs(
     name: str | None = None,
     max_nodes: int | None = None,
     max_bytes: int | None = None,
+    coordinates: str | Path | None = "auto",
 ) -> CSRGraph:
     """Read a DIMACS ``.gr`` or PACE file into a `CSRGraph`.
+
+    ``coordinates``: ``"auto"`` reads the ``.co`` file beside it when there is one
+    (`coordinates_beside`), a path reads that file, None reads none.
 
     The sizes its problem line declares are checked (against ``max_nodes`` and the memory
     free here) before anything is allocated for them; ``max_bytes`` bounds the file's text
@@ -131,6 +148,8 @@ def read_dimacs(
         truncated body, or ids out of range.
     GraphTooLargeError
         When the declared graph is over ``max_nodes`` or would not fit in memory.
+    GraphNotFoundError
+        When a named coordinate file does not exist.
     """
     choice = parse_weights(weights)
     data = read_bytes(path, max_bytes=max_bytes)
@@ -150,7 +169,7 @@ def read_dimacs(
         msg = f"{path.name}, line {line}: {text!r} is not a comment or a {want} line"
         raise GraphFormatError(msg)
     body = data[: header.start()] + data[header.end() :]
-    table = _parse_table(body, kind == "sp", path.name)
+    table = _parse_table(body, [1, 2, 3] if kind == "sp" else [0, 1], path.name)
     if len(table) != m:
         msg = (
             f"{path.name}: the header promises {m} {'arcs' if kind == 'sp' else 'edges'} but "
@@ -172,6 +191,10 @@ def read_dimacs(
     if kind == "tw":
         tails, heads = np.concatenate([tails, heads]), np.concatenate([heads, tails])
         w = np.concatenate([w, w])
+    where = coordinates_beside(path) if coordinates == "auto" else coordinates
+    lon = lat = None
+    if where is not None:
+        lon, lat = read_coordinates(Path(where), n, max_bytes=max_bytes)
     return from_arcs(
         n,
         tails,
@@ -180,14 +203,91 @@ def read_dimacs(
         name=name or path.name,
         weight_kind=weight_kind,
         node_ids=np.arange(1, n + 1, dtype=np.int64),
+        lon=lon,
+        lat=lat,
     )
 
 
-def _parse_table(body: bytes, arcs: bool, filename: str) -> np.ndarray:
-    """The numbers of the edge lines: ``u v w`` of ``a u v w`` lines, or ``u v``."""
+def coordinates_beside(path: Path) -> Path | None:
+    """The ``.co`` file of ``path``'s stem beside it (plain, ``.gz``, ``.xz`` or ``.bz2``):
+    ``X.gr``, ``X.gr.gz`` and ``X`` look for ``X.co``; None when there is none."""
+    stem = path.name
+    for suffix in (*_OPENERS, ".gr"):
+        stem = stem.removesuffix(suffix)
+    for suffix in ("", *_OPENERS):
+        candidate = path.with_name(f"{stem}.co{suffix}")
+        if candidate != path and candidate.is_file():
+            return candidate
+    return None
+
+
+def read_coordinates(
+    path: Path, n: int, *, max_bytes: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Longitudes and latitudes in degrees of nodes 1..``n`` from a DIMACS ``.co`` file.
+
+    Its declared count is checked against ``n`` before the body is read.
+
+    Raises
+    ------
+    GraphNotFoundError
+        When the file does not exist.
+    GraphFormatError
+        On a missing header, a count other than ``n``, a malformed line (named by its
+        number), ids out of range, repeated or missing, or a coordinate outside ±180° of
+        longitude or ±90° of latitude.
+    """
+    if not path.is_file():
+        msg = f"coordinate file {str(path)!r} does not exist; give the .co file of the graph"
+        raise GraphNotFoundError(msg)
+    data = read_bytes(path, max_bytes=max_bytes, want="a coordinate file ('p aux sp co N')")
+    header = _CO_HEADER.search(data)
+    if header is None:
+        msg = f"{path.name}: no 'p aux sp co N' line; not a DIMACS coordinate file"
+        raise GraphFormatError(msg)
+    count = int(header.group(1))
+    if count != n:
+        msg = f"{path.name} has coordinates for {count:,} nodes but the graph has {n:,}"
+        raise GraphFormatError(msg)
+    bad = _CO_BAD_LINE.search(data, 0, header.start()) or _CO_BAD_LINE.search(
+        data, header.end() + 1
+    )
+    if bad is not None:
+        line = data.count(b"\n", 0, bad.start()) + 1
+        text = bad.group().decode(errors="replace")[:60]
+        msg = f"{path.name}, line {line}: {text!r} is not a comment or a 'v ID X Y' line"
+        raise GraphFormatError(msg)
+    table = _parse_table(data[: header.start()] + data[header.end() :], [1, 2, 3], path.name)
+    ids = table[:, 0]
+    if ids.size and (ids.min() < 1 or ids.max() > n):
+        wrong = ids[(ids < 1) | (ids > n)][0]
+        msg = f"{path.name}: node id {wrong} is outside 1..{n:,}"
+        raise GraphFormatError(msg)
+    seen = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(seen, ids, 1)
+    if (seen[1:] != 1).any():
+        twice, missing = np.flatnonzero(seen > 1), np.flatnonzero(seen[1:] == 0) + 1
+        detail = f"node {twice[0]} appears twice" if twice.size else f"node {missing[0]} is missing"
+        msg = f"{path.name}: {detail}; each of the {n:,} nodes needs one 'v' line"
+        raise GraphFormatError(msg)
+    lon, lat = np.empty(n), np.empty(n)
+    lon[ids - 1], lat[ids - 1] = table[:, 1] / 1e6, table[:, 2] / 1e6
+    outside = (np.abs(lon) > 180) | (np.abs(lat) > 90)
+    if outside.any():
+        k = int(np.flatnonzero(outside)[0])
+        msg = (
+            f"{path.name}: node {k + 1} lies at ({lon[k]:g}, {lat[k]:g}), outside ±180° of "
+            "longitude or ±90° of latitude (the file gives degrees × 10^6)"
+        )
+        raise GraphFormatError(msg)
+    return lon, lat
+
+
+def _parse_table(body: bytes, usecols: list[int], filename: str) -> np.ndarray:
+    """The numbers of the data lines in columns ``usecols``: ``u v w`` of ``a u v w`` lines,
+    ``u v`` of PACE lines, ``id x y`` of ``v id x y`` lines."""
     import pandas as pd
 
-    usecols = [1, 2, 3] if arcs else [0, 1]
     width = len(usecols)
 
     if re.search(rb"^[ \t]*c", body, re.MULTILINE):

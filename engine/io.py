@@ -148,6 +148,7 @@ def load_graph(
     cache: bool = True,
     max_nodes: int | None = None,
     max_bytes: int | None = None,
+    coordinates: str | os.PathLike | None = "auto",
 ) -> CSRGraph:
     """Load a road graph as an integer-weight `CSRGraph`.
 
@@ -168,6 +169,9 @@ def load_graph(
         anything is allocated.
     max_bytes : int, optional
         Refuse DIMACS/PACE files whose text is larger once decompressed.
+    coordinates : str or path, optional
+        DIMACS/PACE only: the ``.co`` file of node coordinates; ``"auto"`` (default) reads
+        the one beside the graph under the same stem when there is one, None none.
 
     Files are read by their content, whatever their name (`sniff`).
 
@@ -179,6 +183,9 @@ def load_graph(
     osm.check_weight(weight)
     dimacs.parse_weights(weights)
     text = os.fspath(spec)
+    if coordinates not in ("auto", None) and not _is_dimacs(text):
+        msg = "a coordinate file goes with a DIMACS/PACE graph; OSM graphs carry their own"
+        raise ParameterError(msg)
     if text.strip().lower() == "helsinki":
         graph = osm.load_helsinki(network, weight)
         if max_nodes is not None:
@@ -214,7 +221,15 @@ def load_graph(
         label = f"{path.name} (network as saved)"
         return _cached_osm("graphml", ident, path, label, {}, reader, weight, cache, max_nodes)
     if kind == "dimacs":
-        options = {"weights": weights}
+        where = dimacs.coordinates_beside(path) if coordinates == "auto" else coordinates
+        options = {"weights": weights, "coordinates": None}
+        if where is not None:
+            where = Path(where).expanduser()
+            if not where.is_file():
+                msg = f"coordinate file {str(where)!r} does not exist; give the graph's .co file"
+                raise GraphNotFoundError(msg)
+            stat = where.stat()  # a changed .co file is read again
+            options["coordinates"] = [str(where.resolve()), stat.st_size, stat.st_mtime_ns]
         return _cached(
             "dimacs",
             ident,
@@ -222,15 +237,25 @@ def load_graph(
             path,
             cache,
             lambda: dimacs.read_dimacs(
-                path, weights=weights, max_nodes=max_nodes, max_bytes=max_bytes
+                path,
+                weights=weights,
+                max_nodes=max_nodes,
+                max_bytes=max_bytes,
+                coordinates=where,
             ),
             max_nodes,
         )
+
     msg = (
         f"{path.name}: not a graph file Frontier reads; give OSM PBF or XML (.osm, .osm.gz, "
         ".osm.bz2), osmnx GraphML, or a DIMACS/PACE file with a 'p sp'/'p tw' line"
     )
     raise GraphFormatError(msg)
+
+
+def _is_dimacs(text: str) -> bool:
+    path = Path(text).expanduser()
+    return path.is_file() and sniff(path) == "dimacs"
 
 
 def _cached_osm(

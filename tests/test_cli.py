@@ -66,6 +66,26 @@ def test_info(capsys, tmp_path):
     info = json.loads(capsys.readouterr().out)
     assert info["nodes"] == 3 and info["arcs"] == 4 and info["weight"] == "random:1"
     assert info["auto_delta"] >= 1
+    assert info["has_coordinates"] is False
+
+
+def test_info_says_whether_coordinates_were_found(capsys, tmp_path):
+    from engine import synthetic
+
+    gr, co = synthetic.write_city(tmp_path / "town", 100, seed=1)
+    assert main(["info", str(gr), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["has_coordinates"] is True
+    moved = co.rename(tmp_path / "elsewhere.co")
+    assert main(["info", str(gr), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["has_coordinates"] is False
+    assert main(["info", str(gr), "--coords", str(moved), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["has_coordinates"] is True
+    assert main(["info", str(gr), "--coords", str(tmp_path / "nope.co")]) == 2
+    err = capsys.readouterr().err
+    assert "nope.co' does not exist" in err and len(err.strip().splitlines()) == 1
+    moved.write_text("p aux sp co 5\n")
+    assert main(["info", str(gr), "--coords", str(moved), "--no-cache"]) == 2
+    assert "coordinates for 5 nodes but the graph has 100" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

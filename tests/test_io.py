@@ -93,6 +93,51 @@ def test_bad_files(write, name, data, match):
         load_graph(write(name, data))
 
 
+CO_TEXT = b"c coordinates\np aux sp co 3\nv 2 24950000 60170000\nv 1 -74000000 40700000\nv 3 0 0\n"
+
+
+@pytest.mark.parametrize(("suffix", "pack"), [("", bytes), (".xz", lzma.compress)])
+def test_coordinates_beside_the_graph(write, suffix, pack):
+    graph = write(f"city.gr{suffix}", pack(DIMACS_TEXT))
+    assert load_graph(graph, cache=False).lon is None  # no .co yet
+    write(f"city.co{suffix}", pack(CO_TEXT))
+    g = load_graph(graph)  # a cached load without coordinates is not reused
+    assert g.lon.tolist() == [-74.0, 24.95, 0.0] and g.lat.tolist() == [40.7, 60.17, 0.0]
+    assert g.summary()["has_coordinates"] is True
+    assert load_graph(graph, coordinates=None).lon is None
+
+
+def test_coordinates_named(write):
+    graph = write("g.gr", DIMACS_TEXT)
+    co = write("elsewhere.txt", CO_TEXT)
+    assert load_graph(graph, coordinates=co).lat.tolist() == [40.7, 60.17, 0.0]
+    with pytest.raises(engine.GraphNotFoundError, match=r"coordinate file .* does not exist"):
+        load_graph(graph, coordinates=co.with_name("nope.co"))
+    with pytest.raises(engine.ParameterError, match="goes with a DIMACS/PACE graph"):
+        load_graph("helsinki", coordinates=co)
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        (b"", "empty; give a coordinate file"),
+        (b"v 1 2 3\n", "no 'p aux sp co N' line"),
+        (b"p aux sp co 4\n", "coordinates for 4 nodes but the graph has 3"),
+        (b"p aux sp co 3\nv 1 2 3\nv 2 x 3\nv 3 1 1\n", "line 3: 'v 2 x 3' is not"),
+        (b"p aux sp co 3\nv 1 2 3\nv 9 2 3\nv 3 1 1\n", "node id 9 is outside 1..3"),
+        (b"p aux sp co 3\nv 1 2 3\nv 1 2 3\nv 3 1 1\n", "node 1 appears twice"),
+        (b"p aux sp co 3\nv 1 2 3\nv 3 1 1\n", "node 2 is missing"),
+        (b"p aux sp co 3\nv 1 2 3\nv 2 181000000 0\nv 3 1 1\n", "node 2 lies at .181, 0."),
+        (b"p aux sp co 3\nv 1 2 -91000000\nv 2 0 0\nv 3 1 1\n", "outside ±180° of"),
+    ],
+)
+def test_bad_coordinate_files(write, data, match):
+    graph = write("g.gr", DIMACS_TEXT)
+    write("g.co", data)
+    with pytest.raises(engine.GraphFormatError, match=match):
+        load_graph(graph, cache=False)
+
+
 def test_missing_file_and_bad_options(tmp_path):
     with pytest.raises(engine.GraphNotFoundError, match="does not exist"):
         load_graph(tmp_path / "nope.osm.pbf")
