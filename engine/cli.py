@@ -215,8 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--backend", default="auto", metavar="B")
     matrix.add_argument("--delta", default="auto", type=_delta, metavar="N|auto")
     matrix.add_argument("--batch", default=DEFAULT_BATCH, type=_count("--batch"), metavar="N")
-    matrix.add_argument("--memory-mb", type=_count("--memory-mb"), default=512, metavar="MB",
-                        help="bound on one chunk's matrix (default: %(default)s)")  # fmt: skip
+    matrix.add_argument("--memory-mb", type=_count("--memory-mb"), metavar="MB",
+                        help="bound on one chunk's matrix (default: 512 on the CPU; on the "
+                        "GPU, half its free memory)")  # fmt: skip
     matrix.add_argument("--workers", type=_count("--workers"), metavar="K",
                         help="CPU processes (default: every core, on the CPU backend)")  # fmt: skip
     matrix.add_argument("--predecessors", action="store_true",
@@ -492,7 +493,8 @@ def _matrix(args) -> int:
     try:
         m = batch.many_to_many(
             graph, sources, targets, method=args.method, backend=args.backend,
-            delta=args.delta, batch_size=args.batch, memory_bytes=args.memory_mb * 2**20,
+            delta=args.delta, batch_size=args.batch,
+            memory_bytes=args.memory_mb and args.memory_mb * 2**20,
             workers=workers, on_chunk=lambda rows, _d: bar.update(len(rows)),
             predecessors=args.predecessors,
         )  # fmt: skip
