@@ -26,13 +26,18 @@ BLOCK, BLOCKS_PER_SM = 512, 4
 #: The row stores of the kernel by distance type, and the one that keeps parents too.
 _STORES = {np.dtype(np.uint32): "Plain<unsigned int>", np.dtype(np.uint64): "Plain<u64>"}
 LINKED = "Linked"
-_WORD = {_STORES[np.dtype(np.uint32)]: 4, _STORES[np.dtype(np.uint64)]: 8, LINKED: 8}
+#: Each store's (word, distance) types: a row holds words; Δ is passed as a distance.
+_TYPES = {
+    _STORES[np.dtype(np.uint32)]: (np.uint32, np.uint32),
+    _STORES[np.dtype(np.uint64)]: (np.uint64, np.uint64),
+    LINKED: (np.uint64, np.uint32),
+}
 _NULL = np.uint64(0)  # a null pointer argument
 
 
 @functools.cache
 def _function(name: str, store: str):
-    names = tuple(f"{k}<{s}>" for k in ("many_near_far", "many_widen") for s in _WORD)
+    names = tuple(f"{k}<{s}>" for k in ("many_near_far", "many_widen") for s in _TYPES)
     return _backend.kernel_module(KERNEL_FILE, names).get_function(f"{name}<{store}>")
 
 
@@ -49,7 +54,7 @@ def row_bytes(graph: CSRGraph, n_columns: int | None, store: str) -> int:
     """Device bytes of one source's results: its words (a whole row without targets) and
     their int64 distances (and parents with the linked store)."""
     width = graph.n_nodes if n_columns is None else n_columns
-    return width * (_WORD[store] + 8 + (8 if store == LINKED else 0))
+    return width * (np.dtype(_TYPES[store][0]).itemsize + 8 + (8 if store == LINKED else 0))
 
 
 def blocks_for(
@@ -59,14 +64,13 @@ def blocks_for(
     store: str,
     threads: int = BLOCK,
     targets: bool = False,
-    free_bytes: int | None = None,
 ) -> int:
     """Blocks of a launch: BLOCKS_PER_SM per multiprocessor (fewer where the kernel's
     registers do not let them all be resident), no more than the sources, and working
     memory (24 bytes a node per block, and its own row with targets) within half the free
     GPU memory."""
-    free = _backend.free_gpu_memory() if free_bytes is None else free_bytes
-    per_node = 24 + (_WORD[store] if targets else 0)
+    free = _backend.free_gpu_memory()
+    per_node = 24 + (np.dtype(_TYPES[store][0]).itemsize if targets else 0)
     by_memory = max(free // 2 // (per_node * max(graph.n_nodes, 1)), 1)
     resident = _backend.resident_blocks(_function("many_near_far", store), threads)
     per_sm = min(BLOCKS_PER_SM, resident)
@@ -106,8 +110,7 @@ def rows(
     width = n if stop_at is None else len(stop_at)
     blocks = blocks or blocks_for(graph, m, store=store, threads=threads,
                                   targets=stop_at is not None)  # fmt: skip
-    word = np.uint32 if _WORD[store] == 4 else np.uint64
-    distance = np.uint64 if store == _STORES[np.dtype(np.uint64)] else np.uint32
+    word, distance = _TYPES[store]
     work = cp.empty(blocks * 4 * n, dtype=np.int32)
     marks = cp.full(blocks * 2 * n, -1, dtype=np.int32)
     own = _NULL if stop_at is None else cp.empty(blocks * n, dtype=word)

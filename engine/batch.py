@@ -36,6 +36,8 @@ from .search import DEFAULT_BATCH, _resolve_backend, from_scipy, shortest_path_t
 
 #: Memory the matrix of one chunk may take when the caller gives no bound.
 DEFAULT_CHUNK_BYTES = 512 * 2**20
+#: The methods whose chunks run in one launch of the batched kernel on the GPU.
+BATCHED = ("near_far", "near_far_async")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,7 +135,7 @@ def many_to_many(
     """
     spec = _validate.method(method)
     resolved = _resolve_backend(backend, spec, graph)
-    batched = resolved == "gpu" and spec.name in ("near_far", "near_far_async")
+    batched = resolved == "gpu" and spec.name in BATCHED
     if keep_on_gpu and not batched:
         msg = "keep_on_gpu needs the GPU backend and near_far (the batched kernel)"
         raise ParameterError(msg)
@@ -189,7 +191,8 @@ def many_to_many(
     step = _validate.delta(delta, graph) if batched else None
     edges = np.zeros(len(unique), dtype=np.int64)
     iterations = np.zeros(len(unique), dtype=np.int64)
-    used_backend = resolved
+    used_backend = "gpu" if batched else resolved
+    options = dict(method=spec.name, backend=backend, delta=delta, batch_size=batch_size)
     chunks = 0
     pool = None
     if workers > 1 and not batched:
@@ -197,14 +200,13 @@ def many_to_many(
     try:
         for lo in range(0, len(unique), per_chunk):
             block = unique[lo : lo + per_chunk]
-            options = dict(method=spec.name, backend=backend, delta=delta, batch_size=batch_size)
             direct = False  # the chunk was copied into its rows of out already
             if spec.name == "dijkstra":
                 dist, tree, e = _scipy_chunk(graph, block, columns, predecessors, pool, workers)
             elif batched:
-                direct = out is not None and in_order and not (predecessors and store is None)
+                direct = out is not None and in_order and store is not None
                 dist, tree, e, it = _gpu_chunk(
-                    graph, block, None if targets is None else columns, step, predecessors,
+                    graph, block, None if targets is None else columns, step, store,
                     keep_on_gpu, out[lo : lo + len(block)] if direct else None, ready,
                 )  # fmt: skip
             else:
@@ -213,8 +215,6 @@ def many_to_many(
                 )
             if spec.name != "dijkstra":
                 iterations[lo : lo + len(block)] = it
-            if batched:
-                used_backend = "gpu"
             edges[lo : lo + len(block)] = e
             chunks += 1
             rows = np.flatnonzero((first >= lo) & (first < lo + len(block)))
@@ -248,16 +248,16 @@ def many_to_many(
     )
 
 
-def _gpu_chunk(graph, block, columns, step, predecessors, keep_on_gpu, into, ready):
+def _gpu_chunk(graph, block, columns, step, store, keep_on_gpu, into, ready):
     """One chunk on the batched kernel: (distances, trees or None, edges, iterations), kept on
     the device or copied to the host, into ``into`` (the chunk's rows of the result, on the
     device or on the host) when given; ``ready()`` waits until the host matrix may be
-    written. With 64-bit distances the trees come from whole rows of distances, on the
-    host."""
+    written. ``store`` is `_gpu_many.store_of`'s: None (trees asked for, 64-bit distances)
+    takes the trees from whole rows of distances, on the host."""
     from . import _gpu_many
 
-    linked = _gpu_many.store_of(graph, predecessors) == _gpu_many.LINKED
-    from_rows = predecessors and not linked
+    linked = store == _gpu_many.LINKED
+    from_rows = store is None
     dist, tree, stats = _gpu_many.rows(
         graph, block, None if from_rows else columns, delta=step, parents=linked,
         into=into if keep_on_gpu else None,

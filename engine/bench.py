@@ -209,7 +209,7 @@ def benchmark_batch(
     over a process pool (its start included). ``identical`` says every distance equalled
     SciPy's. ``progress`` (optional) is called with a line before each step.
     """
-    from .batch import default_workers, many_to_many
+    from .batch import BATCHED, default_workers, many_to_many
 
     say = progress or (lambda _line: None)
     starts = np.sort(seeded_sources(graph, queries, seed))
@@ -222,7 +222,7 @@ def benchmark_batch(
         options = dict(method=method, backend=backend, delta=delta, batch_size=batch_size)
         say(f"{graph.name}: {method}, {repeats} × {len(starts):,} trees")
         warm = many_to_many(graph, starts[:8], **options)
-        batched = warm.backend == "gpu" and warm.method in ("near_far", "near_far_async")
+        batched = warm.backend == "gpu" and warm.method in BATCHED
         rates, kept, edges, identical = [], [], [], True
         for _ in range(repeats):
             m = many_to_many(graph, starts, **options)

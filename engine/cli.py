@@ -333,21 +333,23 @@ def _bench(args) -> int:
     if args.batch_queries and args.record:
         msg = "--batch-queries times whole matrices, which are not recorded; drop --record"
         raise ParameterError(msg)
-    default = "near_far" if args.batch_queries else RECORDABLE if args.record else ITERATIVE
-    given = args.methods or ",".join((default,) if isinstance(default, str) else default)
+    default = ("near_far",) if args.batch_queries else RECORDABLE if args.record else ITERATIVE
+    given = args.methods or ",".join(default)
     methods = tuple(m.strip() for m in given.split(",") if m.strip())
     for m in methods:
         _validate.method(m)
     rows = []
-    for spec in args.graphs if args.batch_queries else ():
-        rows += benchmark_batch(
-            _load(args, spec), queries=args.batch_queries, methods=methods,
-            backend=args.backend, seed=args.seed, delta=args.delta, batch_size=args.batch,
-            progress=lambda line: print(line, file=sys.stderr, flush=True),
-        )  # fmt: skip
-    for spec in () if args.batch_queries else args.graphs:
+    for spec in args.graphs:
+        graph = _load(args, spec)
+        if args.batch_queries:
+            rows += benchmark_batch(
+                graph, queries=args.batch_queries, methods=methods, backend=args.backend,
+                seed=args.seed, delta=args.delta, batch_size=args.batch,
+                progress=lambda line: print(line, file=sys.stderr, flush=True),
+            )  # fmt: skip
+            continue
         rows += benchmark(
-            _load(args, spec),
+            graph,
             methods=methods,
             backend=args.backend,
             sources=args.sources,

@@ -221,6 +221,15 @@ def coordinates_beside(path: Path) -> Path | None:
     return None
 
 
+def coordinate_file(given: str | Path) -> Path:
+    """The named ``.co`` file's path; `GraphNotFoundError` when it does not exist."""
+    path = Path(given).expanduser()
+    if not path.is_file():
+        msg = f"coordinate file {str(path)!r} does not exist; give the .co file of the graph"
+        raise GraphNotFoundError(msg)
+    return path
+
+
 def read_coordinates(
     path: Path, n: int, *, max_bytes: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -237,9 +246,7 @@ def read_coordinates(
         number), ids out of range, repeated or missing, or a coordinate outside ±180° of
         longitude or ±90° of latitude.
     """
-    if not path.is_file():
-        msg = f"coordinate file {str(path)!r} does not exist; give the .co file of the graph"
-        raise GraphNotFoundError(msg)
+    path = coordinate_file(path)
     data = read_bytes(path, max_bytes=max_bytes, want="a coordinate file ('p aux sp co N')")
     header = _CO_HEADER.search(data)
     if header is None:

@@ -183,9 +183,10 @@ def load_graph(
     osm.check_weight(weight)
     dimacs.parse_weights(weights)
     text = os.fspath(spec)
-    if coordinates not in ("auto", None) and not _is_dimacs(text):
-        msg = "a coordinate file goes with a DIMACS/PACE graph; OSM graphs carry their own"
-        raise ParameterError(msg)
+    named = coordinates not in ("auto", None)
+    stray = "a coordinate file goes with a DIMACS/PACE graph; OSM graphs carry their own"
+    if named and (text.strip().lower() == "helsinki" or text.startswith("place:")):
+        raise ParameterError(stray)
     if text.strip().lower() == "helsinki":
         graph = osm.load_helsinki(network, weight)
         if max_nodes is not None:
@@ -206,6 +207,8 @@ def load_graph(
         msg = f"graph file {text!r} {what}; give a file path, 'helsinki' or 'place:NAME'"
         raise GraphNotFoundError(msg)
     kind = sniff(path)
+    if named and kind != "dimacs":
+        raise ParameterError(stray)
     ident = str(path.resolve())
     net = {"network": network}
     if kind == "pbf":
@@ -224,10 +227,7 @@ def load_graph(
         where = dimacs.coordinates_beside(path) if coordinates == "auto" else coordinates
         options = {"weights": weights, "coordinates": None}
         if where is not None:
-            where = Path(where).expanduser()
-            if not where.is_file():
-                msg = f"coordinate file {str(where)!r} does not exist; give the graph's .co file"
-                raise GraphNotFoundError(msg)
+            where = dimacs.coordinate_file(where)
             stat = where.stat()  # a changed .co file is read again
             options["coordinates"] = [str(where.resolve()), stat.st_size, stat.st_mtime_ns]
         return _cached(
@@ -245,17 +245,11 @@ def load_graph(
             ),
             max_nodes,
         )
-
     msg = (
         f"{path.name}: not a graph file Frontier reads; give OSM PBF or XML (.osm, .osm.gz, "
         ".osm.bz2), osmnx GraphML, or a DIMACS/PACE file with a 'p sp'/'p tw' line"
     )
     raise GraphFormatError(msg)
-
-
-def _is_dimacs(text: str) -> bool:
-    path = Path(text).expanduser()
-    return path.is_file() and sniff(path) == "dimacs"
 
 
 def _cached_osm(
