@@ -21,6 +21,7 @@ import gzip
 import io
 import lzma
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,8 @@ from . import _validate
 from ._errors import GraphFormatError, GraphNotFoundError, ParameterError, WeightOverflowError
 from .graph import MAX_WEIGHT, CSRGraph, from_arcs
 
+#: How much of a file is read first for its problem line (its declared size).
+HEAD_BYTES = 1 << 16
 _HEADER = re.compile(rb"^p[ \t]+(sp|tw)[ \t]+(\d+)[ \t]+(\d+)[ \t\r]*$", re.MULTILINE)
 #: The first line that is neither blank, a comment, nor an arc (``a U V W``) or edge (``U V``)
 #: line; the problem line is taken out before this looks.
@@ -131,6 +134,7 @@ def read_dimacs(
     max_nodes: int | None = None,
     max_bytes: int | None = None,
     coordinates: str | Path | None = "auto",
+    progress: Callable[[str], None] | None = None,
 ) -> CSRGraph:
     """Read a DIMACS ``.gr`` or PACE file into a `CSRGraph`.
 
@@ -138,8 +142,9 @@ def read_dimacs(
     (`coordinates_beside`), a path reads that file, None reads none.
 
     The sizes its problem line declares are checked (against ``max_nodes`` and the memory
-    free here) before anything is allocated for them; ``max_bytes`` bounds the file's text
-    once decompressed.
+    free here) from the file's first `HEAD_BYTES` before the rest is read; ``max_bytes``
+    bounds the file's text once decompressed. ``progress(stage)`` is called as each stage
+    begins (reading, parsing, coordinates, CSR); an exception it raises stops the read.
 
     Raises
     ------
@@ -151,8 +156,15 @@ def read_dimacs(
     GraphNotFoundError
         When a named coordinate file does not exist.
     """
+    say = progress or (lambda _stage: None)
     choice = parse_weights(weights)
+    say("reading the file")
+    early = _HEADER.search(read_bytes(path, head=HEAD_BYTES))
+    if early is not None:  # a huge declared size is refused before the body is read
+        m_early = int(early.group(3)) * (2 if early.group(1) == b"tw" else 1)
+        _validate.graph_size(int(early.group(2)), m_early, path.name, max_nodes=max_nodes)
     data = read_bytes(path, max_bytes=max_bytes)
+    say("parsing the arcs")
     header = _HEADER.search(data)
     if header is None:
         msg = f"{path.name}: no 'p sp N M' or 'p tw N M' line; not a DIMACS or PACE file"
@@ -194,7 +206,9 @@ def read_dimacs(
     where = coordinates_beside(path) if coordinates == "auto" else coordinates
     lon = lat = None
     if where is not None:
+        say("reading the coordinates")
         lon, lat = read_coordinates(Path(where), n, max_bytes=max_bytes)
+    say("building the CSR")
     return from_arcs(
         n,
         tails,

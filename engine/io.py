@@ -149,6 +149,7 @@ def load_graph(
     max_nodes: int | None = None,
     max_bytes: int | None = None,
     coordinates: str | os.PathLike | None = "auto",
+    progress: Callable[[str], None] | None = None,
 ) -> CSRGraph:
     """Load a road graph as an integer-weight `CSRGraph`.
 
@@ -172,6 +173,9 @@ def load_graph(
     coordinates : str or path, optional
         DIMACS/PACE only: the ``.co`` file of node coordinates; ``"auto"`` (default) reads
         the one beside the graph under the same stem when there is one, None none.
+    progress : callable, optional
+        Called with a few words as each stage begins (reading, parsing, building the CSR,
+        the cache); an exception it raises stops the load and nothing is cached.
 
     Files are read by their content, whatever their name (`sniff`).
 
@@ -200,7 +204,9 @@ def load_graph(
         reader = functools.partial(osm.networkx_from_place, place, network, cache_dir())
         label = f"place:{place} ({network})"
         net = {"network": network}
-        return _cached_osm("place", place, None, label, net, reader, weight, cache, max_nodes)
+        return _cached_osm(
+            "place", place, None, label, net, reader, weight, cache, max_nodes, progress
+        )
     path = Path(text).expanduser()
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "does not exist"
@@ -214,15 +220,21 @@ def load_graph(
     if kind == "pbf":
         reader = functools.partial(osm.networkx_from_pbf, path, network)
         label = f"{path.name} ({network})"
-        return _cached_osm("pbf", ident, path, label, net, reader, weight, cache, max_nodes)
+        return _cached_osm(
+            "pbf", ident, path, label, net, reader, weight, cache, max_nodes, progress
+        )
     if kind == "xml":
         reader = functools.partial(osm.networkx_from_xml, path, network)
         label = f"{path.name} ({network})"
-        return _cached_osm("xml", ident, path, label, net, reader, weight, cache, max_nodes)
+        return _cached_osm(
+            "xml", ident, path, label, net, reader, weight, cache, max_nodes, progress
+        )
     if kind == "graphml":  # a graph osmnx saved: its network was chosen when it was made
         reader = functools.partial(osm.networkx_from_graphml, path)
         label = f"{path.name} (network as saved)"
-        return _cached_osm("graphml", ident, path, label, {}, reader, weight, cache, max_nodes)
+        return _cached_osm(
+            "graphml", ident, path, label, {}, reader, weight, cache, max_nodes, progress
+        )
     if kind == "dimacs":
         where = dimacs.coordinates_beside(path) if coordinates == "auto" else coordinates
         options = {"weights": weights, "coordinates": None}
@@ -242,8 +254,10 @@ def load_graph(
                 max_nodes=max_nodes,
                 max_bytes=max_bytes,
                 coordinates=where,
+                progress=progress,
             ),
             max_nodes,
+            progress,
         )
     msg = (
         f"{path.name}: not a graph file Frontier reads; give OSM PBF or XML (.osm, .osm.gz, "
@@ -253,34 +267,42 @@ def load_graph(
 
 
 def _cached_osm(
-    kind, ident, path, label, options, reader, weight, use_cache, max_nodes=None
+    kind, ident, path, label, options, reader, weight, use_cache, max_nodes, progress
 ) -> CSRGraph:
     """`_cached` for OSM sources: ``reader()`` gives an osmnx graph, built with ``weight``."""
+    say = progress or (lambda _stage: None)
 
     def build() -> CSRGraph:
-        return osm.graph_from_arcs(osm.arcs_from_networkx(reader()), weight, label)
+        say("reading the OSM data")
+        arcs = osm.arcs_from_networkx(reader())
+        say("building the CSR")
+        return osm.graph_from_arcs(arcs, weight, label)
 
-    return _cached(kind, ident, options | {"weight": weight}, path, use_cache, build, max_nodes)
+    options = options | {"weight": weight}
+    return _cached(kind, ident, options, path, use_cache, build, max_nodes, progress)
 
 
-def _cached(kind, ident, options, path, use_cache, build, max_nodes=None) -> CSRGraph:
-    graph = _cached_graph(kind, ident, options, path, use_cache, build)
+def _cached(kind, ident, options, path, use_cache, build, max_nodes, progress) -> CSRGraph:
+    graph = _cached_graph(kind, ident, options, path, use_cache, build, progress)
     if max_nodes is not None:  # sources that declare no size up front are checked here
         _validate.graph_size(graph.n_nodes, graph.n_arcs, graph.name, max_nodes=max_nodes)
     return graph
 
 
-def _cached_graph(kind, ident, options, path, use_cache, build) -> CSRGraph:
+def _cached_graph(kind, ident, options, path, use_cache, build, progress) -> CSRGraph:
+    say = progress or (lambda _stage: None)
     if not use_cache:
         return build()
     folder = cache_dir()
     target = folder / f"{kind}-{_cache_key(kind, ident, options, path)}.npz"
     if target.is_file():
+        say("reading the cache")
         try:
             return load_npz(target)
         except (OSError, ValueError, KeyError):
             target.unlink(missing_ok=True)  # a damaged cache entry is rebuilt
     graph = build()
+    say("writing the cache")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         prune_temporary(folder)  # left by a write killed mid-way

@@ -279,14 +279,44 @@ def test_crlf_files_load_like_lf(write):
 def test_declared_size_is_refused_before_allocating(write):
     import tracemalloc
 
-    path = write("big.gr", b"p sp 50000000 1\na 1 2 3\n")
+    body = b"a 1 2 3\n" * (3 * 2**20)  # 24 MB of arcs after the header: never read
+    path = write("big.gr", b"p sp 50000000 1\n" + body)
+    cached = set(engine.io.cache_dir().glob("*"))
     tracemalloc.start()
     with pytest.raises(engine.GraphTooLargeError, match="at most 250,000"):
         load_graph(path, max_nodes=250_000)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 8 * 2**20
-    assert not list(engine.io.cache_dir().glob("dimacs-*big*"))
+    assert set(engine.io.cache_dir().glob("*")) == cached
+
+
+def test_loads_report_their_stages_and_stop_when_asked(write):
+    path = write("tiny.gr", DIMACS_TEXT)
+    stages = []
+    load_graph(path, progress=stages.append)
+    assert stages == [
+        "reading the file",
+        "parsing the arcs",
+        "building the CSR",
+        "writing the cache",
+    ]
+    stages.clear()
+    load_graph(path, progress=stages.append)
+    assert stages == ["reading the cache"]
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_csr(stage):
+        if stage == "building the CSR":
+            raise Stop
+
+    other = write("other.gr", DIMACS_TEXT)
+    cached = set(engine.io.cache_dir().glob("*"))
+    with pytest.raises(Stop):
+        load_graph(other, progress=stop_at_csr)
+    assert set(engine.io.cache_dir().glob("*")) == cached
 
 
 def test_decompressed_size_is_bounded(write):
