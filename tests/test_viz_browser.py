@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -70,11 +71,18 @@ def serve_app(
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def links_dir(tmp_path_factory):
+    """A folder the served app may open files from by link."""
+    return tmp_path_factory.mktemp("links")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, links_dir):
     """The app served on loopback, as the README's command does."""
     log = tmp_path_factory.mktemp("app-log") / "serve.log"
     cache = tmp_path_factory.mktemp("app-cache")
-    folders = os.pathsep.join([str(ROOT), str(shared_path("osm"))])  # typed paths may go here
+    # typed paths and links may go here
+    folders = os.pathsep.join([str(ROOT), str(shared_path("osm")), str(links_dir)])
     proc, url = serve_app({"FRONTIER_CACHE_DIR": str(cache), "FRONTIER_DATA_DIRS": folders}, log)
     yield url
     proc.terminate()
@@ -354,3 +362,55 @@ def test_a_slow_load_spins_and_the_page_stays_live(server, browser):
     before = number(page, "frontier-iteration")
     wait_for(lambda: number(page, "frontier-iteration") != before, 10)  # and still plays
     wait_for(lambda: "porto_alegre" in stats(page), 120)
+
+
+def map_image(page) -> dict | None:
+    """The rasterised map's current image, read from the Bokeh document: its size, and how
+    many pixels show a node (values above the road's)."""
+    return page.evaluate(
+        """() => {
+            for (const doc of Bokeh.documents)
+                for (const m of doc.all_models)
+                    if (m.type == "ColumnDataSource" && m.data.image && m.data.dw
+                            && m.data.image.length) {
+                        const a = m.data.image[0];
+                        let nodes = 0;
+                        for (let i = 0; i < a.length; i++) if (a[i] > 1) nodes++;
+                        return {shape: a.shape, nodes: nodes, dtype: a.dtype};
+                    }
+            return null;
+        }"""
+    )
+
+
+def test_a_200k_city_opens_by_link_plays_and_scrubs(server, browser, links_dir):
+    """Issue 19: a 200,000-node synthetic city with coordinates, opened by ?graph=, is drawn
+    as server-side images: the map is drawn, play advances, scrub to the last frame and
+    back."""
+    from engine import synthetic
+
+    gr, _ = synthetic.write_city(links_dir / "city200k", 200_000, seed=19)
+    page = open_app(browser, server + "?" + urlencode({"graph": str(gr)}))
+    wait_for(lambda: "city200k" in stats(page), 120)
+    wait_for(lambda: (map_image(page) or {}).get("nodes", 0) > 0, 30)
+    image = map_image(page)
+    assert image["dtype"] == "uint8" and max(image["shape"]) <= 1600
+    start = number(page, "frontier-iteration")
+    wait_for(lambda: number(page, "frontier-iteration") > start)  # playing
+    play_button(page).click()
+    wait_for(lambda: "Play" in play_button(page).inner_text())
+    iterations = int(re.search(r"Iterations\s+([\d,]+)", stats(page)).group(1).replace(",", ""))
+    slider = page.locator(".bk-Slider", has_text="Frame").first
+    handle = slider.locator(".noUi-handle").first
+    track = slider.locator(".noUi-target").first.bounding_box()
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(track["x"] + track["width"] + 50, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.up()
+    wait_for(lambda: number(page, "frontier-iteration") == iterations, 30)
+    last = map_image(page)["nodes"]
+    page.locator("button", has_text="First").first.click()
+    wait_for(lambda: number(page, "frontier-iteration") == 0)
+    wait_for(lambda: map_image(page)["nodes"] < last / 10)
+    assert "Traceback" not in page.content()

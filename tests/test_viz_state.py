@@ -190,7 +190,7 @@ def test_uploads_are_stored_by_content_and_bounded(session, monkeypatch):
 
 
 def test_graphs_too_big_to_draw_are_refused(session, monkeypatch):
-    monkeypatch.setattr(state, "MAX_MAP_NODES", 100)
+    monkeypatch.setattr(state, "MAX_NODES", 100)
     state.load.clear()
     assert not session.load_graph(GraphChoice(network="walk"))
     assert "this dashboard takes at most 100" in session.error

@@ -7,12 +7,14 @@ import panel as pn
 from bokeh.models import DataRange1d
 
 import engine
+from viz._page import soon
 from viz.cards import NOTES, Legend, StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
 from viz.controls import GraphControls, Player, QueryControls, RunControls
 from viz.explore import Explorer, ExploreView
-from viz.links import LinkKeeper, apply_query
+from viz.links import LinkKeeper, open_link
+from viz.loading import Loader, LoadProgress
 from viz.narration import Caption
 from viz.state import GraphChoice, Session
 from viz.takeaway import TakeawayView
@@ -23,6 +25,7 @@ session = Session()
 session.load_graph(GraphChoice())
 session.param.watch(lambda e: pn.state.notifications.error(e.new, duration=8000), "error")
 explorer = Explorer(session)
+loader = Loader(session)  # graph loads run on a worker thread, with progress and Cancel
 
 
 frames = DataRange1d()  # the charts of both runs share their iteration axis
@@ -57,7 +60,7 @@ busy = pn.indicators.LoadingSpinner(
 pn.state.sync_busy(busy)  # spins while the server works on this page (a long search)
 sidebar = pn.Column(
     pn.Row("## Frontier", busy),
-    GraphControls(session),
+    GraphControls(session, loader),
     QueryControls(session),
     "### Search A",
     RunControls(session, session.configs[0]),
@@ -71,6 +74,7 @@ sidebar = pn.Column(
     sizing_mode=None,
 )
 main = pn.Column(
+    LoadProgress(loader),
     Player(session),
     Legend(session),
     Caption(session),
@@ -93,13 +97,18 @@ main = pn.Column(
 link = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh")}
 
 
-def start() -> None:
-    """Open what the page's link says (if anything), then keep the link up to date; a link
-    to a frame opens paused there, any other page starts playing."""
-    apply_query(session, link)
-    LinkKeeper(session).update()
-    if "frame" not in link:
-        session.play()
+async def start() -> None:
+    """Open what the page's link says (if anything; a new graph loads with its progress
+    shown), then keep the link up to date; a link to a frame opens paused there, any other
+    page starts playing."""
+
+    def settle() -> None:
+        LinkKeeper(session).update()
+        if "frame" not in link:
+            session.play()
+
+    await open_link(session, loader, link)
+    soon(settle)  # after the link's changes, which wait for the page's next tick too
 
 
 pn.state.onload(start)

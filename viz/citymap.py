@@ -6,15 +6,21 @@ import functools
 
 import numpy as np
 import panel as pn
-from bokeh.events import Tap
-from bokeh.models import ColumnDataSource, LinearColorMapper
+from bokeh.core.property.descriptors import UnsetValueError
+from bokeh.events import RangesUpdate, Tap
+from bokeh.models import ColumnDataSource, LinearColorMapper, Range1d
 from bokeh.plotting import figure
 
 from engine import osm
 
-from . import style
+from . import raster, style
 from .runview import RunView
-from .state import Session
+from .state import Geometry, Session
+
+#: Node colours by drawing rank on a rasterised map (`raster.STATE_RANK`).
+RANKED_STATE_COLORS = tuple(
+    style.STATE_COLORS[code] for code in np.argsort(raster.STATE_RANK, kind="stable")
+)
 
 
 @functools.cache
@@ -47,26 +53,16 @@ class MapView(RunView):
         if geo is None:
             self._layout[0] = self._empty
             return
-        fig = figure(
-            x_axis_type="mercator",
-            y_axis_type="mercator",
-            match_aspect=True,
-            tools="pan,wheel_zoom,reset,save",
-            active_scroll="wheel_zoom",
-            output_backend="canvas",  # faster than WebGL where the browser has no GPU
-            sizing_mode="scale_width",  # the graph's shape, so the map fills its panel
-            aspect_ratio=geo.aspect,
-        )
-        fig.axis.visible = False
-        fig.grid.visible = False
-        fig.toolbar.logo = None
+        self._raster = raster.Rasterizer(geo.x, geo.y, geo.segments) if geo.rasterized else None
+        fig = self._figure(geo)
         if tiles_available():
             import xyzservices.providers as xyz
 
             fig.add_tile(xyz.CartoDB.Positron, retina=True)
-        image, (x, y, dw, dh) = geo.roads_image(style.ROAD)
-        roads = fig.image_rgba(image=[image], x=x, y=y, dw=dw, dh=dh)
-        fig.x_range.renderers = fig.y_range.renderers = [roads]  # the ring never zooms out
+        if self._raster is None:
+            image, (x, y, dw, dh) = geo.roads_image(style.ROAD)
+            roads = fig.image_rgba(image=[image], x=x, y=y, dw=dw, dh=dh)
+            fig.x_range.renderers = fig.y_range.renderers = [roads]  # the ring never zooms out
         self._ring = ColumnDataSource(dict(x=[0.0], y=[0.0], inner=[0.0], outer=[0.0]))
         fig.annulus(
             x="x",
@@ -83,17 +79,28 @@ class MapView(RunView):
             "states": LinearColorMapper(palette=list(style.STATE_COLORS), low=-0.5, high=3.5),
             "work": LinearColorMapper(palette=list(style.WORK_COLORS), low=-0.5, high=4.5),
         }
-        zeros = np.zeros(len(geo.x), dtype=np.uint8)
-        self._nodes = ColumnDataSource(dict(x=geo.x, y=geo.y, state=zeros, work=zeros))
-        self._dots = fig.scatter(
-            "x",
-            "y",
-            source=self._nodes,
-            size=4,
-            line_color=None,
-            marker="square",
-            fill_color=self._fill(),
-        )
+        if self._raster is None:
+            zeros = np.zeros(len(geo.x), dtype=np.uint8)
+            self._nodes = ColumnDataSource(dict(x=geo.x, y=geo.y, state=zeros, work=zeros))
+            self._dots = fig.scatter(
+                "x",
+                "y",
+                source=self._nodes,
+                size=4,
+                line_color=None,
+                marker="square",
+                fill_color=self._fill(),
+            )
+        else:
+            self._image = ColumnDataSource(dict(image=[], x=[], y=[], dw=[], dh=[]))
+            self._picture = fig.image(
+                image="image", x="x", y="y", dw="dw", dh="dh", source=self._image,
+                color_mapper=self._raster_mapper(),
+            )  # fmt: skip
+            self._shown = None
+            fig.on_event(RangesUpdate, self._on_view)
+            fig.on_change("inner_width", lambda _attr, _old, _new: self._on_view())
+            self._fig = fig
         self._route = ColumnDataSource(dict(x=[], y=[]))
         self._route_line = fig.line(
             "x", "y", source=self._route, color=style.ROUTE, line_width=4, alpha=0.8
@@ -112,6 +119,49 @@ class MapView(RunView):
         fig.on_event(Tap, self._on_tap)
         self._pane.object = fig
         self._layout[0] = self._pane
+
+    def _figure(self, geo: Geometry):
+        """A map figure: the graph's own shape; a rasterised map gets fixed ranges (the
+        images follow the view, so the view must not follow them)."""
+        options = {}
+        if geo.rasterized:
+            (x0, x1), (y0, y1) = geo.bounds()
+            options = dict(x_range=Range1d(x0, x1), y_range=Range1d(y0, y1))
+        else:
+            options = dict(match_aspect=True)
+        fig = figure(
+            x_axis_type="mercator",
+            y_axis_type="mercator",
+            tools="pan,wheel_zoom,reset,save",
+            active_scroll="wheel_zoom",
+            output_backend="canvas",  # faster than WebGL where the browser has no GPU
+            sizing_mode="scale_width",  # the graph's shape, so the map fills its panel
+            aspect_ratio=geo.aspect,
+            **options,
+        )
+        fig.axis.visible = False
+        fig.grid.visible = False
+        fig.toolbar.logo = None
+        return fig
+
+    def _raster_mapper(self) -> LinearColorMapper:
+        colors = RANKED_STATE_COLORS if self.session.layer == "states" else style.WORK_COLORS
+        colors = raster.palette(colors, style.ROAD)
+        return LinearColorMapper(palette=colors, low=-0.5, high=len(colors) - 0.5)
+
+    def _on_view(self, *events) -> None:
+        """Pan, zoom or resize: rasterise the roads for the new view and redraw the frame."""
+        fig = self._fig
+        try:
+            width = fig.inner_width or raster.MAX_SIDE
+        except UnsetValueError:  # the browser has not laid the map out yet
+            width = raster.MAX_SIDE
+        x0, x1, y0, y1 = fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end
+        if events and isinstance(events[0], RangesUpdate):  # the ranges as the browser has them
+            x0, x1, y0, y1 = events[0].x0, events[0].x1, events[0].y0, events[0].y1
+        height = round(width * (y1 - y0) / max(x1 - x0, 1e-9))
+        self._raster.set_viewport(raster.Viewport.fit(x0, x1, y0, y1, width, height))
+        self._on_frame()
 
     def _on_runs(self, *_events) -> None:
         run = self._run
@@ -142,7 +192,10 @@ class MapView(RunView):
 
     def _on_layer(self, *_events) -> None:
         if self._graph is not None and self.session.loaded.geometry is not None:
-            self._dots.glyph.fill_color = self._fill()
+            if self._raster is None:
+                self._dots.glyph.fill_color = self._fill()
+            else:
+                self._picture.glyph.color_mapper = self._raster_mapper()
             self._on_frame()
 
     def _on_frame(self, *_events) -> None:
@@ -151,7 +204,9 @@ class MapView(RunView):
         if run is None or geo is None or self.session.loaded.graph is not self._graph:
             return
         frame = self.session.frame
-        if self.session.layer == "states":  # one column replaced per frame
+        if self._raster is not None:
+            self._draw_raster(run, frame)
+        elif self.session.layer == "states":  # one column replaced per frame
             self._nodes.data["state"] = run.states(frame)
         else:
             self._nodes.data["work"] = run.work(frame)
@@ -166,6 +221,24 @@ class MapView(RunView):
         self._ring.data = dict(
             x=[geo.x[src]], y=[geo.y[src]], inner=[min(inner, outer)], outer=[outer]
         )
+
+    def _draw_raster(self, run, frame: int) -> None:
+        if self._raster.viewport is None:
+            self._on_view()  # the first frame: rasterise the roads of the whole graph
+            return
+        if self.session.layer == "states":
+            ranks = raster.STATE_RANK[run.states(frame)]
+        else:
+            ranks = run.work(frame)
+        image = self._raster.image(ranks)
+        v = self._raster.viewport
+        if v == self._shown:
+            self._image.data["image"] = [image]  # one column replaced per frame
+        else:
+            self._image.data = dict(
+                image=[image], x=[v.x0], y=[v.y0], dw=[v.x1 - v.x0], dh=[v.y1 - v.y0]
+            )
+            self._shown = v
 
     def _on_tap(self, event) -> None:
         shift = bool(event.modifiers and event.modifiers.get("shift"))

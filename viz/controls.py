@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -14,6 +13,8 @@ from panel.viewable import Viewer
 import engine
 
 from . import state
+from ._page import every
+from .loading import Loader
 from .state import GraphChoice, RunConfig, Session
 
 log = logging.getLogger(__name__)
@@ -75,22 +76,6 @@ class StopSlider(pn.widgets.DiscreteSlider):
                 self._slider.value = self.values.index(self.value)
                 return
         super()._sync_value(event)
-
-
-def _every(period_ms: int, callback) -> Callable[[], None]:
-    """Call ``callback`` every ``period_ms``; return the function that stops it.
-
-    In a served session the clock is Bokeh's own periodic callback on the session's
-    document: Panel's wrapper counted every call in its busy indicator, which cost more
-    server time than the frame itself (bench/NOTES.md, load). Outside a server (tests, the
-    notebook) Panel's wrapper is the clock.
-    """
-    doc = pn.state.curdoc
-    if doc is not None and doc.session_context is not None:
-        handle = doc.add_periodic_callback(callback, period_ms)
-        return lambda: doc.remove_periodic_callback(handle)
-    clock = pn.state.add_periodic_callback(callback, period=period_ms)
-    return clock.stop
 
 
 def _nearest_stop(value: int, stops: list[int]) -> int:
@@ -175,9 +160,10 @@ class RunControls(Viewer):
 class GraphControls(Viewer):
     """Which graph: the embedded city, a place, a typed path or an upload; network; weight."""
 
-    def __init__(self, session: Session, **params):
+    def __init__(self, session: Session, loader: Loader | None = None, **params):
         super().__init__(**params)
         self.session = session
+        self.loader = loader or Loader(session)
         choice = session.loaded.choice if session.loaded else GraphChoice()
         self.source = pn.widgets.Select(label="Graph", options=_SOURCES, value="helsinki")
         self.text = pn.widgets.TextInput(label="Place or path", placeholder="Helsinki, Finland")
@@ -196,6 +182,7 @@ class GraphControls(Viewer):
         self.load = pn.widgets.Button(label="Load graph", color="primary")
         self.source.param.watch(self._kind_changed, "value")
         self.load.on_click(self._load)
+        self.loader.param.watch(lambda e: setattr(self.load, "loading", e.new), "busy")
         for w in (self.network, self.weight, self.weights):
             w.param.watch(self._reload, "value")
         session.param.watch(self._sync, ["loaded", "error"])
@@ -229,32 +216,13 @@ class GraphControls(Viewer):
 
     async def _load(self, *_events) -> None:
         """Load on a worker thread (a download or a large file takes a while): the button
-        spins and the page stays live meanwhile; then show the graph."""
-        self.load.loading = True
+        spins, the page stays live and shows the load's progress; then show the graph."""
         try:
             choice = self._choice()
-            await asyncio.to_thread(state.load, choice)  # cached for load_graph
         except Exception as exc:
-            self._then(partial(self.session.fail, exc))
+            self.session.fail(exc)
             return
-        self._then(partial(self.session.load_graph, choice))
-
-    def _then(self, action: Callable[[], object]) -> None:
-        """Run ``action`` where it may change the page's models: on the document's next
-        tick (which holds its lock) in a served page, at once elsewhere; then stop the
-        button's spinner."""
-
-        def run() -> None:
-            try:
-                action()
-            finally:
-                self.load.loading = False
-
-        doc = pn.state.curdoc
-        if doc is not None and doc.session_context is not None:
-            doc.add_next_tick_callback(run)
-        else:
-            run()
+        await self.loader.load(choice, partial(self.session.load_graph, choice))
 
     def _reload(self, *_events) -> None:
         current = self.session.loaded.choice
@@ -410,7 +378,7 @@ class Player(Viewer):
             self._clock = None
         if s.playing:
             # Two ticks a frame: a tick that comes late still lands within its frame.
-            self._clock = _every(500 // s.fps, _held(s.tick))
+            self._clock = every(500 // s.fps, _held(s.tick))
 
     def __panel__(self):
         return pn.Row(

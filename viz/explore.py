@@ -28,8 +28,9 @@ from panel.viewable import Viewer
 import engine
 from engine import FrontierError, ParameterError, experiments, plots
 
+from ._page import every
 from .charts import TextPane
-from .controls import _every, two_way
+from .controls import two_way
 from .state import METHOD_LABELS, LoadedGraph, Session, Settings
 from .style import file_stem
 
@@ -500,7 +501,7 @@ class ExploreView(Viewer):
             self.progress.param.update(max=max(e.study.total, 1), value=len(e.rows))
         self.status.object = f'<span class="frontier-explore-status">{html.escape(e.status)}</span>'
         if running and self._clock is None:
-            self._clock = _every(200, e.poll)
+            self._clock = every(200, e.poll)
         elif not running and self._clock is not None:
             self._clock()
             self._clock = None

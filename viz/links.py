@@ -9,12 +9,15 @@ the allowed folders) gets one notification and the defaults.
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 from urllib.parse import urlencode
 
 import panel as pn
 
 import engine
 
+from ._page import soon
+from .loading import Loader
 from .state import (
     DIMACS_WEIGHTS,
     METHOD_LABELS,
@@ -103,21 +106,41 @@ def _node(graph: engine.CSRGraph, args: dict, key: str) -> int | None:
         raise DashboardError(msg) from None
 
 
+def choice_of(args: dict) -> GraphChoice:
+    """The graph a link names (a file must lie under the allowed folders)."""
+    spec = _one(args, "graph", "helsinki")
+    if spec != "helsinki" and not spec.startswith("place:"):
+        spec = checked_path(spec)
+    return GraphChoice(
+        spec,
+        network=_pick(args, "network", NETWORKS, "all"),
+        weight=_pick(args, "weight", WEIGHTS, "length"),
+        weights=_pick(args, "weights", DIMACS_WEIGHTS, "file"),
+    )
+
+
+async def open_link(session: Session, loader: Loader, args: dict) -> None:
+    """`apply_query` for a page opened by a link: a graph not loaded yet is loaded first on
+    ``loader``'s worker thread (its progress shown, and cancellable). Every change is made on
+    the page's next tick: a page's onload coroutine holds no lock on its document."""
+    try:
+        choice = choice_of(args) if args else session.loaded.choice
+    except DashboardError as exc:
+        soon(partial(session.fail, exc))
+        return
+    if choice == session.loaded.choice:
+        soon(partial(apply_query, session, args))
+    else:
+        await loader.load(choice, partial(apply_query, session, args))
+
+
 def apply_query(session: Session, args: dict) -> bool:
     """Show what the query-string values ``args`` say; False (with the session's error set
     and its state kept) when one of them is bad or stale."""
     if not args:
         return True
     try:
-        spec = _one(args, "graph", "helsinki")
-        if spec != "helsinki" and not spec.startswith("place:"):
-            spec = checked_path(spec)
-        choice = GraphChoice(
-            spec,
-            network=_pick(args, "network", NETWORKS, "all"),
-            weight=_pick(args, "weight", WEIGHTS, "length"),
-            weights=_pick(args, "weights", DIMACS_WEIGHTS, "file"),
-        )
+        choice = choice_of(args)
         configs = [_config(args, "", session.configs[0]), _config(args, "b_", session.configs[1])]
         compare = _one(args, "compare", "0") == "1"
         layer = _pick(args, "layer", ("states", "work"), "states")

@@ -10,12 +10,14 @@ when it succeeded; a failure leaves the previous graph and runs in place and set
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import hashlib
 import itertools
 import logging
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -30,18 +32,22 @@ from engine.io import cache_dir, prune_temporary, write_atomic
 from engine.recording import FRAME_FIELDS
 from engine.render import line_pixels, road_segments
 
+from .raster import RASTER_ABOVE
+
 log = logging.getLogger(__name__)
 
 #: The default search of the embedded city: across central Helsinki.
 HELSINKI_SOURCE, HELSINKI_TARGET = 25291537, 6388100055
-#: Graphs with more nodes are refused by the dashboard (the CLI takes them).
-MAX_MAP_NODES = 250_000
+#: Graphs with more nodes are refused by the dashboard (the CLI takes them). Maps above
+#: `viz.raster.RASTER_ABOVE` nodes are drawn as server-side images.
+MAX_NODES = 4_000_000
 #: Largest accepted upload, and the most text a graph file may hold once decompressed.
 MAX_UPLOAD_MB, MAX_TEXT_MB = 64, 512
 #: Uploads unused for this long are removed when another upload arrives.
 UPLOAD_LIFETIME_S = 7 * 24 * 3600
-#: Finished runs kept per session, keyed by their parameters.
-RUN_CACHE_SIZE = 16
+#: Finished runs kept per session, keyed by their parameters, and the most nodes their
+#: recordings may cover together (the two on show are always kept).
+RUN_CACHE_SIZE, RUN_CACHE_NODES = 16, 8_000_000
 NETWORKS = tuple(engine.osm.NETWORKS)
 WEIGHTS = engine.osm.WEIGHTS
 DIMACS_WEIGHTS = ("file", "unit", "random:1")
@@ -143,7 +149,7 @@ class GraphChoice:
         return self.spec.lower().endswith(replay.SUFFIX)
 
     def load(self) -> engine.CSRGraph:
-        """Load the graph; DIMACS/PACE files over `MAX_MAP_NODES` (by their declared size) or
+        """Load the graph; DIMACS/PACE files over `MAX_NODES` (by their declared size) or
         over `MAX_TEXT_MB` of text are refused before anything is allocated."""
         weights = None if self.weights == "file" else self.weights
         return engine.load_graph(
@@ -151,9 +157,30 @@ class GraphChoice:
             network=self.network,
             weight=self.weight,
             weights=weights,
-            max_nodes=MAX_MAP_NODES,
+            max_nodes=MAX_NODES,
             max_bytes=MAX_TEXT_MB * 2**20,
+            progress=_say,
         )
+
+
+_reporter = threading.local()
+
+
+@contextlib.contextmanager
+def reporting(progress):
+    """While in this block, this thread's `load` calls ``progress(stage)`` as each stage of a
+    load begins (an exception it raises stops the load; nothing is cached)."""
+    _reporter.say = progress
+    try:
+        yield
+    finally:
+        _reporter.say = None
+
+
+def _say(stage: str) -> None:
+    say = getattr(_reporter, "say", None)
+    if say is not None:
+        say(stage)
 
 
 class Geometry:
@@ -176,6 +203,16 @@ class Geometry:
         self.extent = float(np.hypot(np.ptp(self.x), np.ptp(self.y)))
         #: Width ÷ height of the map: the graph's own, kept between square and 2.5 : 1.
         self.aspect = min(max(float(np.ptp(self.x)) / max(float(np.ptp(self.y)), 1.0), 1.0), 2.5)
+        #: Whether the map is drawn as server-side images (`viz.raster`) rather than glyphs.
+        self.rasterized = len(self.x) > RASTER_ABOVE
+
+    def bounds(self, pad: float = 0.02) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The map's x and y ranges: the graph with a margin, widened to `aspect`."""
+        cx, cy = (self.x.min() + self.x.max()) / 2, (self.y.min() + self.y.max()) / 2
+        half_w = max(float(np.ptp(self.x)), 1.0) * (0.5 + pad)
+        half_h = max(float(np.ptp(self.y)), 1.0) * (0.5 + pad)
+        half_w, half_h = max(half_w, half_h * self.aspect), max(half_h, half_w / self.aspect)
+        return (float(cx - half_w), float(cx + half_w)), (float(cy - half_h), float(cy + half_h))
 
     def roads_image(self, color: str, size: int = 1400):
         """The road segments rasterized once into an RGBA image (``uint32`` rows from the
@@ -218,10 +255,10 @@ def load(choice: GraphChoice) -> LoadedGraph:
     if choice.is_replay:
         recorded = replay.load(choice.spec)[0]
         graph = recorded.graph
-        if graph.n_nodes > MAX_MAP_NODES:
+        if graph.n_nodes > MAX_NODES:
             msg = (
-                f"{graph.name} has {graph.n_nodes:,} nodes; the dashboard draws at most "
-                f"{MAX_MAP_NODES:,}: use frontier animate for this replay"
+                f"{graph.name} has {graph.n_nodes:,} nodes; the dashboard takes at most "
+                f"{MAX_NODES:,}: use frontier animate for this replay"
             )
             raise DashboardError(msg)
     else:
@@ -229,6 +266,7 @@ def load(choice: GraphChoice) -> LoadedGraph:
     if graph.n_nodes == 0:
         msg = f"{graph.name} has no nodes; pick another graph"
         raise DashboardError(msg)
+    _say("preparing the map")
     geometry = Geometry(graph) if graph.lon is not None else None
     return LoadedGraph(choice, graph, geometry, recorded)
 
@@ -620,7 +658,10 @@ class Session(param.Parameterized):
             route = np.asarray(result.path_to(target), dtype=np.int64)
         run = Run(s, result, ref, route, route_cost(loaded, route))
         self._runs[key] = run
-        if len(self._runs) > RUN_CACHE_SIZE:
+        covered = lambda: sum(r.result.graph.n_nodes for r in self._runs.values())  # noqa: E731
+        while len(self._runs) > 2 and (
+            len(self._runs) > RUN_CACHE_SIZE or covered() > RUN_CACHE_NODES
+        ):
             self._runs.popitem(last=False)
         return run
 

@@ -1,0 +1,120 @@
+"""Loads on a worker thread (viz.loading): stages shown, Cancel keeps the previous graph,
+links open graphs through it."""
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from engine import synthetic
+from viz import loading, state
+from viz.links import open_link
+from viz.loading import Loader, LoadProgress
+from viz.state import GraphChoice
+
+
+@pytest.fixture
+def town(tmp_path, monkeypatch):
+    gr, _ = synthetic.write_city(tmp_path / "town", 2_000, seed=5)
+    monkeypatch.setenv("FRONTIER_DATA_DIRS", str(tmp_path))
+    return gr
+
+
+def test_a_load_reports_its_stages_then_shows_the_graph(session, town, monkeypatch):
+    monkeypatch.setattr(loading, "SHOW_AFTER_S", 0.0)
+    loader, seen = Loader(session), []
+    view = LoadProgress(loader)
+    real = state.load
+
+    def slow(choice):  # each stage lasts long enough for the page's clock to see it
+        state._say("reading the file")
+        time.sleep(0.5)
+        return real(choice)
+
+    monkeypatch.setattr(state, "load", slow)
+    loader.param.watch(lambda e: seen.append(e.new), "stage")
+    choice = GraphChoice(str(town))
+    shown = []
+    loader.param.watch(lambda _e: shown.append(view._layout.visible), "elapsed")
+
+    async def go():
+        return await loader.load(choice, lambda: session.load_graph(choice))
+
+    assert asyncio.run(go())
+    assert session.loaded.choice == choice and session.error == ""
+    assert "reading the file" in seen  # the page's clock samples the worker's stage
+    assert True in shown and not view._layout.visible and not loader.busy
+
+
+def test_every_stage_of_a_load_is_reported(town):
+    stages = []
+    with state.reporting(stages.append):
+        state.load(GraphChoice(str(town), weights="random:3"))
+    assert stages == [
+        "reading the file",
+        "parsing the arcs",
+        "reading the coordinates",
+        "building the CSR",
+        "writing the cache",
+        "preparing the map",
+    ]
+    stages.clear()
+    state.load.clear()
+    with state.reporting(stages.append):
+        state.load(GraphChoice(str(town), weights="random:3"))
+    assert stages == ["reading the cache", "preparing the map"]
+
+
+def test_cancel_keeps_the_previous_graph_and_stops_the_worker(session, town, monkeypatch):
+    before = session.loaded
+    reached, go_on, stopped = threading.Event(), threading.Event(), threading.Event()
+
+    def stuck(choice):
+        state._say("parsing the arcs")
+        reached.set()
+        go_on.wait(10)
+        try:
+            state._say("building the CSR")  # the worker's next stage: it stops here
+        except loading.LoadCancelled:
+            stopped.set()
+            raise
+        pytest.fail("the cancelled load went on")
+
+    monkeypatch.setattr(state, "load", stuck)
+    loader = Loader(session)
+    applied = []
+
+    async def go():
+        task = asyncio.ensure_future(loader.load(GraphChoice(str(town)), lambda: applied.append(1)))
+        await asyncio.to_thread(reached.wait, 10)
+        assert loader.busy
+        loader.cancel()
+        assert not loader.busy and session.loaded is before
+        go_on.set()
+        return await task
+
+    assert asyncio.run(go()) is False
+    assert stopped.is_set() and not applied
+    assert "loading town.gr was cancelled; the previous graph is kept" == session.error
+    assert session.loaded is before
+
+
+def test_a_failed_load_is_one_line_and_keeps_the_graph(session, tmp_path, monkeypatch):
+    bad = tmp_path / "bad.gr"
+    bad.write_text("p sp 3 1\na 1 9 4\n")
+    monkeypatch.setenv("FRONTIER_DATA_DIRS", str(tmp_path))
+    loader, before = Loader(session), session.loaded
+    assert not asyncio.run(loader.load(GraphChoice(str(bad)), lambda: None))
+    assert "outside 1..3" in session.error and session.loaded is before and not loader.busy
+
+
+def test_a_link_opens_its_graph_through_the_loader(session, town):
+    loader = Loader(session)
+    node = 7
+    args = {"graph": [str(town).encode()], "source": [str(node + 1).encode()]}
+    asyncio.run(open_link(session, loader, args))
+    assert session.error == ""
+    assert session.loaded.choice.spec == str(town) and session.source == node
+    asyncio.run(open_link(session, loader, {"graph": [b"/etc/passwd"]}))
+    assert "only files under" in session.error and session.loaded.choice.spec == str(town)

@@ -1,0 +1,136 @@
+"""The rasterised map of large graphs (viz.raster): frames equal the recording's node states
+pixel by pixel, roads follow the viewport, and the map view sends one image per frame."""
+
+import numpy as np
+import pytest
+
+import engine
+from engine import synthetic
+from engine.recording import FAR, NEAR, SETTLED, UNREACHED
+from viz import raster
+
+
+@pytest.fixture(scope="module")
+def city_run():
+    graph = synthetic.city(6_000, seed=3)
+    result = engine.sssp(graph, graph.n_nodes // 2, backend="cpu", delta=400, record=True)
+    return graph, result
+
+
+def _rasterizer(graph, width=300):
+    from viz.state import Geometry
+
+    geo = Geometry(graph)
+    r = raster.Rasterizer(geo.x, geo.y, geo.segments)
+    (x0, x1), (y0, y1) = geo.bounds()
+    height = round(width * (y1 - y0) / (x1 - x0))
+    r.set_viewport(raster.Viewport.fit(x0, x1, y0, y1, width, height))
+    return geo, r
+
+
+def _expected(viewport, x, y, ranks):
+    """Each pixel's highest node rank, computed independently of Datashader."""
+    col, row = viewport.pixel_of(x, y)
+    inside = col >= 0
+    top = np.zeros((viewport.height, viewport.width), dtype=np.int64)
+    np.maximum.at(top, (row[inside], col[inside]), ranks[inside])
+    return top
+
+
+def test_state_ranks_put_the_frontier_on_top():
+    rank = raster.STATE_RANK
+    assert rank[UNREACHED] == 0 < rank[SETTLED] < rank[FAR] < rank[NEAR]
+
+
+def test_frames_equal_the_recorded_states_at_sampled_pixels(city_run):
+    graph, result = city_run
+    geo, r = _rasterizer(graph)
+    assert r.radius == 0  # zoomed out: one pixel a node
+    rec = result.recording
+    rng = np.random.default_rng(0)
+    for frame in (0, len(rec) // 3, len(rec) - 1):
+        ranks = raster.STATE_RANK[rec.states(frame)]
+        image = r.image(ranks)
+        want = _expected(r.viewport, geo.x, geo.y, ranks)
+        # pixels holding nodes, away from the pixel borders where rounding may differ
+        col, row = r.viewport.pixel_of(geo.x, geo.y)
+        fx = (geo.x - r.viewport.x0) / (r.viewport.x1 - r.viewport.x0) * r.viewport.width
+        fy = (geo.y - r.viewport.y0) / (r.viewport.y1 - r.viewport.y0) * r.viewport.height
+        clear = (np.abs(fx - np.round(fx)) > 0.01) & (np.abs(fy - np.round(fy)) > 0.01)
+        picks = rng.choice(np.flatnonzero(clear & (col >= 0)), 300, replace=False)
+        checked = 0
+        for node in picks:
+            y, x = row[node], col[node]
+            pixel_nodes = (row == y) & (col == x)
+            if not (clear[pixel_nodes]).all():
+                continue
+            got = int(image[y, x])
+            checked += 1
+            if want[y, x] > 0:
+                assert got == raster.ROAD + want[y, x], (frame, node)
+            else:  # no node drawn: the roads show
+                assert got in (raster.EMPTY, raster.ROAD)
+        assert checked > 200
+        states = rec.states(frame)
+        assert (image > raster.ROAD).sum() <= np.count_nonzero(states)
+        assert ((image == raster.ROAD + raster.STATE_RANK[NEAR]).any()) == bool(
+            (states == NEAR).any()
+        ) or frame == 0
+
+
+def test_roads_follow_the_viewport_and_nodes_grow_when_zoomed_in(city_run):
+    graph, _ = city_run
+    geo, r = _rasterizer(graph)
+    whole = r.image(np.zeros(graph.n_nodes, dtype=np.uint8))
+    assert set(np.unique(whole)) == {raster.EMPTY, raster.ROAD}
+    assert (whole == raster.ROAD).mean() > 0.2
+    v = r.viewport
+    cx, cy, w, h = (v.x0 + v.x1) / 2, (v.y0 + v.y1) / 2, (v.x1 - v.x0) / 20, (v.y1 - v.y0) / 20
+    r.set_viewport(raster.Viewport.fit(cx - w, cx + w, cy - h, cy + h, v.width, v.height))
+    assert r.radius == 2
+    node = geo.nearest(cx, cy)
+    ranks = np.zeros(graph.n_nodes, dtype=np.uint8)
+    ranks[node] = 3
+    image = r.image(ranks)
+    col, row = r.viewport.pixel_of(geo.x[[node]], geo.y[[node]])
+    assert (image == raster.ROAD + 3).sum() == 25  # a 5 × 5 square around the node
+    assert image[row[0], col[0]] == raster.ROAD + 3
+
+
+def test_viewport_fits_the_largest_side():
+    v = raster.Viewport.fit(0, 2, 0, 1, 3200, 1600)
+    assert (v.width, v.height) == (1600, 800)
+    assert raster.Viewport.fit(0, 1, 0, 1, 640, 400).width == 640
+
+
+def test_map_view_sends_one_image_per_frame(monkeypatch, tmp_path):
+    from viz import state
+    from viz.citymap import MapView
+    from viz.state import Session
+
+    monkeypatch.setattr(state, "RASTER_ABOVE", 1_000)
+    gr, _ = synthetic.write_city(tmp_path / "town", 3_000, seed=1)
+    monkeypatch.setenv("FRONTIER_DATA_DIRS", str(tmp_path))
+    s = Session()
+    assert s.load_path(str(gr)), s.error
+    view = MapView(s)
+    assert s.loaded.geometry.rasterized and not hasattr(view, "_nodes")
+    image = view._image.data["image"][0]
+    assert image.dtype == np.uint8 and image.shape[1] == raster.MAX_SIDE
+    placement = {k: view._image.data[k] for k in ("x", "y", "dw", "dh")}
+    run = s.runs[0]
+    s.seek(run.n_frames - 1)
+    last = view._image.data["image"][0]
+    assert last is not image and (last > raster.ROAD).sum() > (image > raster.ROAD).sum()
+    assert {k: view._image.data[k] for k in placement} == placement  # only the image changed
+    s.layer = "work"
+    assert len(view._picture.glyph.color_mapper.palette) == 2 + 4
+    assert view._image.data["image"][0].max() > raster.ROAD
+
+    class Zoom:  # what Bokeh's RangesUpdate event carries
+        x0, x1 = placement["x"][0], placement["x"][0] + placement["dw"][0] / 4
+        y0, y1 = placement["y"][0], placement["y"][0] + placement["dh"][0] / 4
+
+    monkeypatch.setattr("viz.citymap.RangesUpdate", Zoom)
+    view._on_view(Zoom())
+    assert view._image.data["x"] == [Zoom.x0] and view._image.data["dw"] == [Zoom.x1 - Zoom.x0]

@@ -1,0 +1,40 @@
+"""Page plumbing shared by the views: a clock, and running a change where it may touch the
+page's models."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import panel as pn
+
+
+def _served():
+    """The session's document when served by a Bokeh server, else None."""
+    doc = pn.state.curdoc
+    return doc if doc is not None and doc.session_context is not None else None
+
+
+def every(period_ms: int, callback) -> Callable[[], None]:
+    """Call ``callback`` every ``period_ms``; return the function that stops it.
+
+    In a served session the clock is Bokeh's own periodic callback on the session's
+    document: Panel's wrapper counted every call in its busy indicator, which cost more
+    server time than the frame itself (bench/NOTES.md, load). Outside a server (tests, the
+    notebook) Panel's wrapper is the clock.
+    """
+    doc = _served()
+    if doc is not None:
+        handle = doc.add_periodic_callback(callback, period_ms)
+        return lambda: doc.remove_periodic_callback(handle)
+    clock = pn.state.add_periodic_callback(callback, period=period_ms)
+    return clock.stop
+
+
+def soon(action: Callable[[], object]) -> None:
+    """Run ``action`` where it may change the page's models: on the document's next tick
+    (which holds its lock) in a served page, at once elsewhere."""
+    doc = _served()
+    if doc is not None:
+        doc.add_next_tick_callback(action)
+    else:
+        action()

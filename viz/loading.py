@@ -1,0 +1,164 @@
+"""Loading a graph on a worker thread, its stage on the page after a second, and Cancel.
+
+A `Loader` per page runs `state.load` (read, parse, CSR, cache, map) on a worker thread, so
+the page stays live (the player keeps playing). A clock on the page copies the stage the
+worker is in to ``stage`` (a worker thread never touches the page's models). `LoadProgress`
+shows it once a load has taken `SHOW_AFTER_S`, with a Cancel button: the previous graph stays
+on show at once, and the worker stops at the start of its next stage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import threading
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+import panel as pn
+import param
+from panel.viewable import Viewer
+
+from . import state
+from ._page import every, soon
+from .state import DashboardError, GraphChoice, Session
+
+#: A load shows its progress once it has taken this long.
+SHOW_AFTER_S = 1.0
+
+
+class LoadCancelled(DashboardError):
+    """The person at the page cancelled a load."""
+
+
+class _Job:
+    """One load on a worker thread: what it loads, the stage it is in, whether to stop."""
+
+    def __init__(self, choice: GraphChoice):
+        self.choice = choice
+        self.stage = "starting"
+        self.started = time.monotonic()
+        self.cancelled = threading.Event()
+
+    def run(self) -> None:
+        def report(stage: str) -> None:
+            if self.cancelled.is_set():
+                raise LoadCancelled("cancelled")
+            self.stage = stage
+
+        with state.reporting(report):
+            state.load(self.choice)
+
+
+def describe(choice: GraphChoice) -> str:
+    """A load's name for people: the file's name, the place, or the embedded city."""
+    if choice.spec.startswith("place:"):
+        return choice.spec[len("place:") :]
+    return Path(choice.spec).name
+
+
+class Loader(param.Parameterized):
+    """The page's graph loads: one at a time, each replacing the one before."""
+
+    busy = param.Boolean(default=False, doc="A load is in progress")
+    label = param.String(default="", doc="What is loading")
+    stage = param.String(default="", doc="The stage the load is in")
+    elapsed = param.Number(default=0.0, doc="Seconds since the load began")
+
+    def __init__(self, session: Session, **params):
+        super().__init__(**params)
+        self.session = session
+        self._job: _Job | None = None
+        self._stop_clock: Callable[[], None] | None = None
+
+    async def load(self, choice: GraphChoice, then: Callable[[], object]) -> bool:
+        """Load ``choice`` on a worker thread (`state.load` caches it for the session), then
+        run ``then()`` on the page. False when the load failed (the session's error says
+        why) or was cancelled; the previous graph stays either way."""
+        if self._job is not None:
+            self._drop(self._job)  # a new load replaces the one in progress
+        job = _Job(choice)
+        self._job = job
+        self.param.update(busy=True, label=describe(choice), stage=job.stage, elapsed=0.0)
+        self._stop_clock = every(200, self._tick)
+        try:
+            await asyncio.to_thread(job.run)
+        except Exception as exc:
+            if not job.cancelled.is_set():
+                self._drop(job)
+                soon(partial(self.session.fail, exc))
+            return False
+        if job.cancelled.is_set():
+            return False
+
+        def finish() -> None:
+            try:
+                self.stage = "searching"
+                then()
+            finally:
+                self._drop(job)
+
+        soon(finish)
+        return True
+
+    def cancel(self) -> None:
+        """Stop the load in progress: the page shows the previous graph at once."""
+        job = self._job
+        if job is None:
+            return
+        self._drop(job)
+        msg = f"loading {describe(job.choice)} was cancelled; the previous graph is kept"
+        self.session.fail(LoadCancelled(msg))
+
+    def _drop(self, job: _Job) -> None:
+        job.cancelled.set()
+        if self._job is not job:
+            return
+        self._job = None
+        if self._stop_clock is not None:
+            self._stop_clock()
+            self._stop_clock = None
+        self.param.update(busy=False, stage="", elapsed=0.0)
+
+    def _tick(self) -> None:
+        job = self._job
+        if job is not None:
+            self.param.update(stage=job.stage, elapsed=time.monotonic() - job.started)
+
+
+class LoadProgress(Viewer):
+    """The load in progress, once it has taken `SHOW_AFTER_S`: what, which stage, how long,
+    and a Cancel button."""
+
+    def __init__(self, loader: Loader, **params):
+        super().__init__(**params)
+        self.loader = loader
+        self._text = pn.pane.HTML("", margin=(0, 5))
+        self._bar = pn.indicators.Progress(value=-1, active=False, sizing_mode="stretch_width")
+        self._cancel = pn.widgets.Button(label="Cancel", width=80)
+        self._cancel.on_click(lambda _event: loader.cancel())
+        self._layout = pn.Column(
+            self._text,
+            pn.Row(self._bar, self._cancel, sizing_mode="stretch_width"),
+            visible=False,
+            css_classes=["frontier-loading"],
+            sizing_mode="stretch_width",
+        )
+        loader.param.watch(self._render, ["busy", "stage", "elapsed"])
+
+    def _render(self, *_events) -> None:
+        loader = self.loader
+        shown = loader.busy and loader.elapsed >= SHOW_AFTER_S
+        if shown:
+            self._text.object = (
+                f"Loading <b>{html.escape(loader.label)}</b>: {loader.stage} "
+                f"({loader.elapsed:.0f} s)"
+            )
+        if self._layout.visible != shown:
+            self._layout.visible = shown
+            self._bar.active = shown
+
+    def __panel__(self):
+        return self._layout

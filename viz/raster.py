@@ -1,0 +1,143 @@
+"""The map of a large graph, drawn on the server with Datashader.
+
+Above `RASTER_ABOVE` nodes the browser is sent one small-integer image per frame instead of
+a glyph per node: Datashader rasterises the roads once per viewport (pan, zoom, resize) and
+the nodes' codes once per frame, at the viewport's resolution. The image holds `EMPTY`,
+`ROAD`, or ``ROAD + rank`` for the highest-ranked node code in the pixel; the browser colours
+it with a palette (`palette`), so a frame of a 1,600 × 1,000 map is 1.6 MB of ``uint8``.
+
+Which code wins a pixel is the layer's choice: for node states the frontier is drawn on top
+(near over far over settled, `STATE_RANK`), for the wasted-work layer the most relaxed node.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from engine.recording import FAR, NEAR, SETTLED, UNREACHED
+
+#: Graphs with more nodes are drawn as server-side images; smaller ones as one glyph a node.
+RASTER_ABOVE = 100_000
+#: The longest side of a rasterised frame, in pixels (the viewport's own size when smaller).
+MAX_SIDE = 1600
+#: Image values below the node codes.
+EMPTY, ROAD = 0, 1
+#: Node states ranked for drawing: a pixel shows its highest-ranked node.
+STATE_RANK = np.zeros(4, dtype=np.uint8)
+STATE_RANK[[UNREACHED, SETTLED, FAR, NEAR]] = [0, 1, 2, 3]
+
+
+@dataclasses.dataclass(frozen=True)
+class Viewport:
+    """The map area on show (Web Mercator metres) and its size in pixels."""
+
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    width: int
+    height: int
+
+    @classmethod
+    def fit(cls, x0: float, x1: float, y0: float, y1: float, width: int, height: int):
+        """A viewport of ``width × height`` screen pixels, scaled down so that its longer
+        side is at most `MAX_SIDE` (never below 1 pixel)."""
+        shrink = min(1.0, MAX_SIDE / max(width, height, 1))
+        w, h = max(round(width * shrink), 1), max(round(height * shrink), 1)
+        return cls(float(x0), float(x1), float(y0), float(y1), int(w), int(h))
+
+    def pixel_of(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Column and row (row 0 at the bottom) of map points; outside: -1."""
+        col = np.floor((x - self.x0) / (self.x1 - self.x0) * self.width).astype(np.int64)
+        row = np.floor((y - self.y0) / (self.y1 - self.y0) * self.height).astype(np.int64)
+        inside = (col >= 0) & (col < self.width) & (row >= 0) & (row < self.height)
+        return np.where(inside, col, -1), np.where(inside, row, -1)
+
+
+def palette(node_colors: tuple[str, ...], road: str) -> list[str]:
+    """The image's colours by value: transparent, the road, then the node colours by rank
+    (``node_colors[0]``, the colour of rank 0, is never drawn: rank 0 shows the road)."""
+    return ["#00000000", road, *node_colors[1:]]
+
+
+class Rasterizer:
+    """One map's images: the roads of the current viewport, then a frame at a time.
+
+    ``x``, ``y`` are the nodes' map coordinates and ``segments`` the roads as four arrays
+    ``(x0, y0, x1, y1)``; they are read, never copied or changed (graphs are shared by the
+    server's sessions).
+    """
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, segments: tuple[np.ndarray, ...]):
+        import datashader  # noqa: F401 (imported here: only large maps need it)
+
+        self._x, self._y = x, y
+        self._segments = segments
+        self._spacing = _typical_spacing(segments)
+        self.viewport: Viewport | None = None
+        self._canvas = None
+        self._roads: np.ndarray | None = None
+        self.radius = 0
+
+    def set_viewport(self, viewport: Viewport) -> None:
+        """Rasterise the roads for ``viewport`` (once per pan, zoom or resize)."""
+        import datashader as ds
+
+        if viewport == self.viewport:
+            return
+        canvas = ds.Canvas(
+            plot_width=viewport.width,
+            plot_height=viewport.height,
+            x_range=(viewport.x0, viewport.x1),
+            y_range=(viewport.y0, viewport.y1),
+        )
+        x0, y0, x1, y1 = self._segments
+        lines = pd.DataFrame({"x0": x0, "y0": y0, "x1": x1, "y1": y1}, copy=False)
+        agg = canvas.line(lines, x=["x0", "x1"], y=["y0", "y1"], axis=1, agg=ds.any())
+        self._roads = np.where(agg.values, ROAD, EMPTY).astype(np.uint8)
+        self._canvas, self.viewport = canvas, viewport
+        pixels = self._spacing * viewport.width / max(viewport.x1 - viewport.x0, 1e-9)
+        # Nodes grow to small squares once they lie several pixels apart (zoomed in).
+        self.radius = 0 if pixels < 4 else 1 if pixels < 10 else 2
+
+    def image(self, ranks: np.ndarray) -> np.ndarray:
+        """The frame's image (``uint8``, row 0 at the bottom): each pixel is `ROAD` plus the
+        highest rank among its nodes, where that rank is above 0, else the roads'."""
+        import datashader as ds
+
+        if self._canvas is None:
+            msg = "set_viewport before drawing a frame"
+            raise RuntimeError(msg)
+        points = pd.DataFrame({"x": self._x, "y": self._y, "rank": ranks}, copy=False)
+        agg = self._canvas.points(points, "x", "y", agg=ds.max("rank")).values
+        top = np.fmax(agg, 0.0, out=agg).astype(np.uint8)  # an empty pixel (NaN) is 0
+        top = _grow(top, self.radius)
+        top += top > 0  # ranks 1.. become ROAD + 1..; 0 stays 0, below the road
+        return np.maximum(top, self._roads, out=top)
+
+
+def _typical_spacing(segments: tuple[np.ndarray, ...]) -> float:
+    """The median road segment's length in map units (how far apart nodes lie)."""
+    x0, y0, x1, y1 = (s[:100_000] for s in segments)  # a sample is enough
+    if not len(x0):
+        return 0.0
+    return float(np.median(np.hypot(x1 - x0, y1 - y0)))
+
+
+def _grow(top: np.ndarray, radius: int) -> np.ndarray:
+    """Each pixel takes the highest value within ``radius`` pixels (a square): the maximum
+    over rows, then over columns."""
+    out = top
+    for axis in (0, 1):
+        for _ in range(radius):
+            grown = out.copy()
+            lo = [slice(None)] * 2
+            hi = [slice(None)] * 2
+            lo[axis], hi[axis] = slice(None, -1), slice(1, None)
+            np.maximum(grown[tuple(lo)], out[tuple(hi)], out=grown[tuple(lo)])
+            np.maximum(grown[tuple(hi)], out[tuple(lo)], out=grown[tuple(hi)])
+            out = grown
+    return out
