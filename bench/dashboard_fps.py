@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from graphs import write_osm_grid  # noqa: E402
-from test_viz_browser import CHROMIUM_ARGS, serve_app  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tests.graphs import write_osm_grid  # noqa: E402
+from tests.test_viz_browser import CHROMIUM_ARGS, serve_app  # noqa: E402
 
 SAMPLER = """() => {
     window._seen = [];

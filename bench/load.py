@@ -28,10 +28,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from test_viz_browser import CHROMIUM_ARGS, serve_app  # noqa: E402
-
+sys.path.insert(0, str(ROOT))
 from engine.io import write_json  # noqa: E402
+from tests.test_viz_browser import CHROMIUM_ARGS, serve_app  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -13,6 +13,7 @@ Which code wins a pixel is the layer's choice: for node states the frontier is d
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pandas as pd
@@ -117,6 +118,16 @@ class Rasterizer:
         top = _grow(top, self.radius)
         top += top > 0  # ranks 1.. become ROAD + 1..; 0 stays 0, below the road
         return np.maximum(top, self._roads, out=top)
+
+
+@functools.cache
+def warm_up() -> None:
+    """Rasterise a tiny map once per process: Datashader compiles its code on first use
+    (seconds), which a caller can so pay on a worker thread rather than on a page's."""
+    x, y = np.array([0.0, 1.0]), np.array([0.0, 1.0])
+    tiny = Rasterizer(x, y, (x[:1], y[:1], x[1:], y[1:]))
+    tiny.set_viewport(Viewport(0.0, 1.0, 0.0, 1.0, 4, 4))
+    tiny.image(np.ones(2, dtype=np.uint8))
 
 
 def _typical_spacing(segments: tuple[np.ndarray, ...]) -> float:

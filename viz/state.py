@@ -32,7 +32,7 @@ from engine.io import cache_dir, prune_temporary, write_atomic
 from engine.recording import FRAME_FIELDS
 from engine.render import line_pixels, road_segments
 
-from .raster import RASTER_ABOVE
+from .raster import RASTER_ABOVE, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -266,8 +266,12 @@ def load(choice: GraphChoice) -> LoadedGraph:
     if graph.n_nodes == 0:
         msg = f"{graph.name} has no nodes; pick another graph"
         raise DashboardError(msg)
-    _say("preparing the map")
-    geometry = Geometry(graph) if graph.lon is not None else None
+    geometry = None
+    if graph.lon is not None:
+        _say("preparing the map")
+        geometry = Geometry(graph)
+        if geometry.rasterized:
+            warm_up()  # Datashader's first call compiles; here it happens on the loader's thread
     return LoadedGraph(choice, graph, geometry, recorded)
 
 

@@ -1,0 +1,244 @@
+"""The dashboard on metro-scale graphs (issue 19): load, frames, memory, and frame rate.
+
+Two graphs: a seeded 1,000,000-node synthetic city written as ``.gr`` + ``.co``
+(`engine.synthetic`, seed 19) and PACE NE (1.5M nodes, no coordinates, ``random:1`` weights).
+
+``server`` (no browser; runs on a GPU machine too) measures in one process, per graph:
+- load to first picture, cold (empty cache: parse, CSR, cache, map, the searches of a new
+  session, the first image) and warm (a second session: the cache and the shared graph);
+- reaching a frame: ``Session.seek`` to 40 seeded frames with every per-frame view built
+  (map, readouts, charts, caption), median and largest;
+- the map's frame at 1,600 × 1,000 pixels (Datashader points + roads, the image sent);
+- resident memory: the process before loading, with the graph loaded, and with 1 and 4
+  sessions on it (the graph is shared read-only; each session holds its own runs).
+
+``browser`` (needs Debian's chromium) serves the app, opens the graph by ``?graph=`` in
+headless Chromium, and reports the page's load to first picture, the frames per second it
+paints while playing at 30 fps, the server's CPU time per second meanwhile, and its resident
+memory.
+
+    python bench/metro.py server [--graphs city NE] [--out FILE.json]
+    python bench/metro.py browser [--graphs city NE] [--out FILE.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+CITY_NODES, CITY_SEED = 1_000_000, 19
+PACE = ROOT.parent / "shared" / "data" / "pace16" / "NE.gr.xz"
+
+
+def rss_mb() -> float:
+    """This process's resident memory now, in MB."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def graph_file(name: str, folder: Path) -> tuple[Path, str]:
+    """The file of graph ``name`` (the city is written into ``folder``) and its weights."""
+    if name == "city":
+        from engine import synthetic
+
+        gr, _ = synthetic.write_city(folder / "city1m", CITY_NODES, seed=CITY_SEED)
+        return gr, "file"
+    path = Path(os.environ.get("FRONTIER_PACE_DIR", PACE.parent)) / f"{name}.gr.xz"
+    return path, "random:1"
+
+
+def _views(session):
+    from viz.charts import ChartsView, Readouts
+    from viz.citymap import MapView
+    from viz.narration import Caption
+
+    return [MapView(session), Readouts(session), ChartsView(session), Caption(session)]
+
+
+def server(names: list[str], folder: Path) -> dict:
+    """`server_one` for each graph, each in a fresh process (memory figures start clean)."""
+    import multiprocessing
+
+    import engine
+    from engine._backend import device_name
+
+    backend = "gpu" if engine.gpu_available() else "cpu"
+    out = {"device": device_name(backend), "backend": backend}
+    with multiprocessing.get_context("spawn").Pool(1, maxtasksperchild=1) as pool:
+        for name in names:
+            out[name] = pool.apply(server_one, (name, folder))
+    return out
+
+
+def server_one(name: str, folder: Path) -> dict:
+    import numpy as np
+
+    from viz import raster, state
+
+    os.environ["FRONTIER_CACHE_DIR"] = str(folder / "cache")
+    os.environ["FRONTIER_OFFLINE"] = "1"
+    base = rss_mb()
+    path, weights = graph_file(name, folder)
+    os.environ["FRONTIER_DATA_DIRS"] = str(path.parent)
+    choice = state.GraphChoice(str(path), weights=weights)
+    row = {"file": path.name, "weights": weights}
+    print(f"{name}: cold load", file=sys.stderr, flush=True)
+    marks = []
+    start = time.perf_counter()
+    with state.reporting(lambda what: marks.append((what, time.perf_counter()))):
+        loaded = state.load(choice)
+    row["load_s"] = time.perf_counter() - start
+    ends = [t for _, t in marks[1:]] + [time.perf_counter()]
+    row["stages_s"] = {what: end - t for (what, t), end in zip(marks, ends, strict=True)}
+    session = state.Session()
+    t = time.perf_counter()
+    assert session.load_graph(choice), session.error
+    row["searches_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    kept = [_views(session)]  # the views a page holds
+    row["first_picture_view_s"] = time.perf_counter() - t
+    row["cold_to_first_picture_s"] = time.perf_counter() - start
+    row["nodes"], row["arcs"] = loaded.graph.n_nodes, loaded.graph.n_arcs
+    row["has_coordinates"] = loaded.geometry is not None
+    row["rss_graph_and_1_session_mb"] = rss_mb() - base
+    run = session.runs[0]
+    row["frames"], row["method"] = run.n_frames, run.settings.method
+    row["search_ms"] = run.result.elapsed_s * 1000
+    print(f"{name}: frames", file=sys.stderr, flush=True)
+    rng = np.random.default_rng(0)
+    times = []
+    for frame in rng.integers(0, run.n_frames, 40):
+        t = time.perf_counter()
+        session.seek(int(frame))
+        times.append(time.perf_counter() - t)
+    row["reach_frame_ms"] = {
+        "median": 1000 * statistics.median(times),
+        "max": 1000 * max(times),
+    }
+    geo = loaded.geometry
+    if geo is not None:
+        r = raster.Rasterizer(geo.x, geo.y, geo.segments)
+        (x0, x1), (y0, y1) = geo.bounds()
+        t = time.perf_counter()
+        r.set_viewport(raster.Viewport(x0, x1, y0, y1, 1600, 1000))
+        row["roads_1600x1000_ms"] = 1000 * (time.perf_counter() - t)
+        frame_times = []
+        for frame in rng.integers(0, run.n_frames, 40):
+            t = time.perf_counter()
+            r.image(raster.STATE_RANK[run.states(int(frame))])
+            frame_times.append(time.perf_counter() - t)
+        row["map_frame_1600x1000_ms"] = 1000 * statistics.median(frame_times)
+    print(f"{name}: warm load and more sessions", file=sys.stderr, flush=True)
+    t = time.perf_counter()
+    more = [state.Session() for _ in range(3)]
+    assert more[0].load_graph(choice), more[0].error
+    kept.append(_views(more[0]))
+    row["warm_to_first_picture_s"] = time.perf_counter() - t
+    for s in more[1:]:
+        assert s.load_graph(choice), s.error
+        kept.append(_views(s))
+    row["rss_graph_and_4_sessions_mb"] = rss_mb() - base
+    row["rss_before_mb"] = base
+    row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+    print(row, file=sys.stderr, flush=True)
+    return row
+
+
+PAINTED = """() => {
+    window._seen = [];
+    function find(root) {
+        const hit = root.querySelector(".frontier-iteration");
+        if (hit) return hit;
+        for (const e of root.querySelectorAll("*"))
+            if (e.shadowRoot) { const h = find(e.shadowRoot); if (h) return h; }
+        return null;
+    }
+    let last = null;
+    function sample(t) {
+        const node = find(document);
+        const text = node ? node.textContent : null;
+        if (text !== last) { window._seen.push([t, text]); last = text; }
+        window._raf = requestAnimationFrame(sample);
+    }
+    window._raf = requestAnimationFrame(sample);
+}"""
+
+
+def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
+    from urllib.parse import urlencode
+
+    from load import proc_stats
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_viz_browser import CHROMIUM, CHROMIUM_ARGS, serve_app
+
+    out = {}
+    files = {name: graph_file(name, folder) for name in names}
+    dirs = os.pathsep.join(sorted({str(p.parent) for p, _ in files.values()}))
+    env = {"FRONTIER_CACHE_DIR": str(folder / "cache"), "FRONTIER_DATA_DIRS": dirs}
+    proc, url = serve_app(env, folder / "serve.log")
+    try:
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for name, (path, weights) in files.items():
+                print(f"{name}: page", file=sys.stderr, flush=True)
+                page = b.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+                query = {"graph": str(path), "weights": weights}
+                start = time.perf_counter()
+                page.goto(url + "?" + urlencode(query))
+                page.locator(".frontier-stats", has_text=path.name).first.wait_for(
+                    timeout=600_000
+                )
+                page.locator(".frontier-iteration").first.wait_for()
+                row = {"page_to_first_picture_s": time.perf_counter() - start}
+                page.locator("select", has_text="fps").first.select_option(label="30 fps")
+                page.evaluate(PAINTED)
+                cpu = proc_stats(proc.pid)[0]
+                time.sleep(seconds)
+                row["server_cpu_share"] = (proc_stats(proc.pid)[0] - cpu) / seconds
+                seen = page.evaluate("() => window._seen")
+                span = (seen[-1][0] - seen[0][0]) / 1000 if len(seen) > 1 else 0
+                row["painted_fps_at_30"] = (len(seen) - 1) / span if span else 0.0
+                row["server_rss_mb"] = proc_stats(proc.pid)[1] / 1e6
+                out[name] = row
+                print(row, file=sys.stderr, flush=True)
+                page.context.close()
+            b.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("part", choices=["server", "browser"])
+    parser.add_argument("--graphs", nargs="+", default=["city", "NE"])
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    from engine.io import write_json
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        os.environ["FRONTIER_CACHE_DIR"] = str(folder / "cache")
+        os.environ["FRONTIER_OFFLINE"] = "1"
+        run = server if args.part == "server" else browser
+        result = {"part": args.part, "graphs": args.graphs, **run(args.graphs, folder)}
+    result["synthetic_city"] = dict(nodes=CITY_NODES, seed=CITY_SEED, made_by="engine.synthetic")
+    if args.out:
+        write_json(args.out, result)
+    print(result)
+
+
+if __name__ == "__main__":
+    main()
