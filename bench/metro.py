@@ -154,29 +154,10 @@ def server_one(name: str, folder: Path) -> dict:
     return row
 
 
-PAINTED = """() => {
-    window._seen = [];
-    function find(root) {
-        const hit = root.querySelector(".frontier-iteration");
-        if (hit) return hit;
-        for (const e of root.querySelectorAll("*"))
-            if (e.shadowRoot) { const h = find(e.shadowRoot); if (h) return h; }
-        return null;
-    }
-    let last = null;
-    function sample(t) {
-        const node = find(document);
-        const text = node ? node.textContent : null;
-        if (text !== last) { window._seen.push([t, text]); last = text; }
-        window._raf = requestAnimationFrame(sample);
-    }
-    window._raf = requestAnimationFrame(sample);
-}"""
-
-
 def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
     from urllib.parse import urlencode
 
+    from dashboard_fps import SAMPLER
     from load import proc_stats
     from playwright.sync_api import sync_playwright
 
@@ -202,7 +183,7 @@ def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
                 page.locator(".frontier-iteration").first.wait_for()
                 row = {"page_to_first_picture_s": time.perf_counter() - start}
                 page.locator("select", has_text="fps").first.select_option(label="30 fps")
-                page.evaluate(PAINTED)
+                page.evaluate(SAMPLER)
                 cpu = proc_stats(proc.pid)[0]
                 time.sleep(seconds)
                 row["server_cpu_share"] = (proc_stats(proc.pid)[0] - cpu) / seconds
