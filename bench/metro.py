@@ -177,9 +177,7 @@ def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
                 query = {"graph": str(path), "weights": weights}
                 start = time.perf_counter()
                 page.goto(url + "?" + urlencode(query))
-                page.locator(".frontier-stats", has_text=path.name).first.wait_for(
-                    timeout=600_000
-                )
+                page.locator(".frontier-stats", has_text=path.name).first.wait_for(timeout=600_000)
                 page.locator(".frontier-iteration").first.wait_for()
                 row = {"page_to_first_picture_s": time.perf_counter() - start}
                 page.locator("select", has_text="fps").first.select_option(label="30 fps")

@@ -161,16 +161,14 @@ def read_dimacs(
     say("reading the file")
     early = _HEADER.search(read_bytes(path, head=HEAD_BYTES))
     if early is not None:  # a huge declared size is refused before the body is read
-        m_early = int(early.group(3)) * (2 if early.group(1) == b"tw" else 1)
-        _validate.graph_size(int(early.group(2)), m_early, path.name, max_nodes=max_nodes)
+        _declared(early, path.name, max_nodes)
     data = read_bytes(path, max_bytes=max_bytes)
     say("parsing the arcs")
     header = _HEADER.search(data)
     if header is None:
         msg = f"{path.name}: no 'p sp N M' or 'p tw N M' line; not a DIMACS or PACE file"
         raise GraphFormatError(msg)
-    kind, n, m = header.group(1).decode(), int(header.group(2)), int(header.group(3))
-    _validate.graph_size(n, m * (2 if kind == "tw" else 1), path.name, max_nodes=max_nodes)
+    kind, n, m = _declared(header, path.name, max_nodes)
     bad = _BAD_LINE[kind].search(data, 0, header.start()) or _BAD_LINE[kind].search(
         data, header.end() + 1
     )
@@ -220,6 +218,14 @@ def read_dimacs(
         lon=lon,
         lat=lat,
     )
+
+
+def _declared(header: re.Match, name: str, max_nodes: int | None) -> tuple[str, int, int]:
+    """The kind (``sp``, ``tw``), node count and line count a problem line declares, once
+    the size is checked (`_validate.graph_size`; a ``tw`` edge is two arcs)."""
+    kind, n, m = header.group(1).decode(), int(header.group(2)), int(header.group(3))
+    _validate.graph_size(n, m * (2 if kind == "tw" else 1), name, max_nodes=max_nodes)
+    return kind, n, m
 
 
 def coordinates_beside(path: Path) -> Path | None:

@@ -186,6 +186,7 @@ def load_graph(
     osm.check_network(network)
     osm.check_weight(weight)
     dimacs.parse_weights(weights)
+    progress = progress or _quiet
     text = os.fspath(spec)
     named = coordinates not in ("auto", None)
     stray = "a coordinate file goes with a DIMACS/PACE graph; OSM graphs carry their own"
@@ -266,16 +267,19 @@ def load_graph(
     raise GraphFormatError(msg)
 
 
+def _quiet(_stage: str) -> None:
+    """The progress callback of a load nobody watches."""
+
+
 def _cached_osm(
     kind, ident, path, label, options, reader, weight, use_cache, max_nodes, progress
 ) -> CSRGraph:
     """`_cached` for OSM sources: ``reader()`` gives an osmnx graph, built with ``weight``."""
-    say = progress or (lambda _stage: None)
 
     def build() -> CSRGraph:
-        say("reading the OSM data")
+        progress("reading the OSM data")
         arcs = osm.arcs_from_networkx(reader())
-        say("building the CSR")
+        progress("building the CSR")
         return osm.graph_from_arcs(arcs, weight, label)
 
     options = options | {"weight": weight}
@@ -290,19 +294,18 @@ def _cached(kind, ident, options, path, use_cache, build, max_nodes, progress) -
 
 
 def _cached_graph(kind, ident, options, path, use_cache, build, progress) -> CSRGraph:
-    say = progress or (lambda _stage: None)
     if not use_cache:
         return build()
     folder = cache_dir()
     target = folder / f"{kind}-{_cache_key(kind, ident, options, path)}.npz"
     if target.is_file():
-        say("reading the cache")
+        progress("reading the cache")
         try:
             return load_npz(target)
         except (OSError, ValueError, KeyError):
             target.unlink(missing_ok=True)  # a damaged cache entry is rebuilt
     graph = build()
-    say("writing the cache")
+    progress("writing the cache")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         prune_temporary(folder)  # left by a write killed mid-way

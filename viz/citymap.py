@@ -123,7 +123,6 @@ class MapView(RunView):
     def _figure(self, geo: Geometry):
         """A map figure: the graph's own shape; a rasterised map gets fixed ranges (the
         images follow the view, so the view must not follow them)."""
-        options = {}
         if geo.rasterized:
             (x0, x1), (y0, y1) = geo.bounds()
             options = dict(x_range=Range1d(x0, x1), y_range=Range1d(y0, y1))

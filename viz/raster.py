@@ -73,8 +73,6 @@ class Rasterizer:
     """
 
     def __init__(self, x: np.ndarray, y: np.ndarray, segments: tuple[np.ndarray, ...]):
-        import datashader  # noqa: F401 (imported here: only large maps need it)
-
         self._x, self._y = x, y
         self._segments = segments
         self._spacing = _typical_spacing(segments)

@@ -662,9 +662,9 @@ class Session(param.Parameterized):
             route = np.asarray(result.path_to(target), dtype=np.int64)
         run = Run(s, result, ref, route, route_cost(loaded, route))
         self._runs[key] = run
-        covered = lambda: sum(r.result.graph.n_nodes for r in self._runs.values())  # noqa: E731
         while len(self._runs) > 2 and (
-            len(self._runs) > RUN_CACHE_SIZE or covered() > RUN_CACHE_NODES
+            len(self._runs) > RUN_CACHE_SIZE
+            or sum(r.result.graph.n_nodes for r in self._runs.values()) > RUN_CACHE_NODES
         ):
             self._runs.popitem(last=False)
         return run
