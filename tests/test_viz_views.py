@@ -1,6 +1,7 @@
 """The dashboard's views render the state: one column per frame, readouts, cards, controls."""
 
 import asyncio
+import time
 
 import numpy as np
 import panel as pn
@@ -140,6 +141,30 @@ def test_player_buttons(session):
     assert session.frame == 9
     player.scrub.trigger("value_throttled", 9, 10**9)  # a crafted value is clamped
     assert session.frame == session.n_frames - 1 == player.scrub.value
+
+
+def test_the_player_waits_for_a_page_that_falls_behind(session, monkeypatch):
+    """Playback sends no frame while the page has two unapplied ones (the CI failure of
+    2026-11-23: a Pause click waited behind seconds of queued 200k-node map images), and a
+    page silent for `Pacer.PATIENCE_S` is not waited for."""
+    clock = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    player = Player(session)
+    pacer = player.pacer
+    pacer._paced = True  # as in a served page
+    session.pause()
+    session.seek(0)
+    session.play()
+    frames = []
+    for ack in (None, None, None, None, 2, None, None, None, None, None):
+        if ack is not None:
+            pacer.applied = ack  # what the page sets once it applied frame `ack`
+        clock[0] += 0.5
+        player._tick()
+        frames.append(session.frame)
+    moved = [b != a for a, b in zip([0, *frames], frames, strict=False)]
+    assert moved == [True, True, False, False, True, True, False, False, False, True]
+    assert pacer.sent == 5
 
 
 def test_a_frame_sets_few_properties(session):

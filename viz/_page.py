@@ -8,7 +8,7 @@ from collections.abc import Callable
 import panel as pn
 
 
-def _served():
+def served():
     """The session's document when served by a Bokeh server, else None."""
     doc = pn.state.curdoc
     return doc if doc is not None and doc.session_context is not None else None
@@ -22,7 +22,7 @@ def every(period_ms: int, callback) -> Callable[[], None]:
     server time than the frame itself (bench/NOTES.md, load). Outside a server (tests, the
     notebook) Panel's wrapper is the clock.
     """
-    doc = _served()
+    doc = served()
     if doc is not None:
         handle = doc.add_periodic_callback(callback, period_ms)
         return lambda: doc.remove_periodic_callback(handle)
@@ -33,7 +33,7 @@ def every(period_ms: int, callback) -> Callable[[], None]:
 def soon(action: Callable[[], object]) -> None:
     """Run ``action`` where it may change the page's models: on the document's next tick
     (which holds its lock) in a served page, at once elsewhere."""
-    doc = _served()
+    doc = served()
     if doc is not None:
         doc.add_next_tick_callback(action)
     else:

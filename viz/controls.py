@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from functools import partial
 
 import panel as pn
+import param
 from bokeh.models import Slider
 from panel.viewable import Viewer
 
 import engine
 
 from . import state
-from ._page import every
+from ._page import every, served
 from .loading import Loader
 from .state import GraphChoice, RunConfig, Session
 
@@ -302,6 +304,54 @@ class Keys(pn.custom.JSComponent):
         self._on_key(str(msg))
 
 
+class Pacer(pn.custom.JSComponent):
+    """Flow control for playback. The server numbers each frame it sends (``sent``, changed
+    last in the frame's batch of changes); the page copies the number to ``applied`` once it
+    has applied that batch. The player sends no new frame while the page is `AHEAD` frames
+    behind, so a browser slower than the server skips frames instead of queueing them on
+    the socket, where a Pause click would wait behind seconds of frames.
+
+    The reply is a property, not a message: Panel handles a message's event outside the
+    document lock, together with any widget change still pending."""
+
+    sent = param.Integer(default=0)
+    applied = param.Integer(default=0)
+
+    #: Frames sent and not yet applied by the page, at most.
+    AHEAD = 2
+    #: A page silent this long is not waited for (a lost reply never stops playback).
+    PATIENCE_S = 2.0
+
+    _esm = """
+    export function render({ model }) {
+      model.on("sent", () => { model.applied = model.sent; });
+      return document.createElement("span");
+    }
+    """
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._paced = served() is not None  # without a page there is nothing to wait for
+        self._heard = time.monotonic()
+        self.param.watch(self._on_applied, "applied")
+
+    def ready(self) -> bool:
+        """Whether the page is close enough behind for another frame."""
+        if not self._paced or self.sent - self.applied < self.AHEAD:
+            return True
+        return time.monotonic() - self._heard > self.PATIENCE_S
+
+    def mark(self) -> None:
+        """Number a frame whose changes were just made."""
+        if self._paced:
+            if self.sent == self.applied:
+                self._heard = time.monotonic()  # the wait starts now, not at the last reply
+            self.sent += 1
+
+    def _on_applied(self, _event) -> None:
+        self._heard = time.monotonic()
+
+
 class Player(Viewer):
     """Play, pause, step, scrub, speed and loop; one frame is one iteration.
 
@@ -337,6 +387,7 @@ class Player(Viewer):
         self.first.on_click(_held(lambda: session.step(-session.frame)))
         self.scrub.on_change("value_throttled", self._scrubbed)
         self.keys = Keys(self.key, width=0, height=0, margin=0)
+        self.pacer = Pacer(width=0, height=0, margin=0)
         session.param.watch(self._on_frame, ["frame", "runs"])
         session.param.watch(self._on_playing, ["playing", "fps"])
         self._clock = None
@@ -378,7 +429,15 @@ class Player(Viewer):
             self._clock = None
         if s.playing:
             # Two ticks a frame: a tick that comes late still lands within its frame.
-            self._clock = every(500 // s.fps, _held(s.tick))
+            self._clock = every(500 // s.fps, _held(self._tick))
+
+    def _tick(self) -> None:
+        """Move to the wall clock's frame when the page has caught up (`Pacer`)."""
+        if self.pacer.ready():
+            frame = self.session.frame
+            self.session.tick()
+            if self.session.frame != frame:
+                self.pacer.mark()
 
     def __panel__(self):
         return pn.Row(
@@ -390,5 +449,6 @@ class Player(Viewer):
             self.fps,
             self.loop,
             self.keys,
+            self.pacer,
             sizing_mode="stretch_width",
         )
