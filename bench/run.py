@@ -1,7 +1,8 @@
 """The benchmark suite of issue 4: every method on the embedded Helsinki, the shared OSM
 cities and the PACE USA road graphs (``random:1`` weights), against SciPy's Dijkstra.
 
-    python bench/run.py [--batch 1024] [--sources 20] [--out bench/results/latest.json]
+    python bench/run.py [--batch 1024] [--delta auto|adaptive|N] [--sources 20]
+        [--out bench/results/latest.json]
 
 Graphs in ``../shared/data`` are skipped when absent. ``FRONTIER_SHARED_DATA`` points
 elsewhere; ``FRONTIER_PREBUILT`` names a folder of ``<file>.npz`` CSR graphs saved beforehand
@@ -41,27 +42,38 @@ def graphs():
             yield region, lambda p=path: engine.load_graph(p, weights="random:1")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=1024)
+def suite_options(parser: argparse.ArgumentParser, out: Path) -> None:
+    """The options of every script that runs the suite: sources, seed, batch, backend, which
+    graphs (``--only``) and where the results go."""
     parser.add_argument("--sources", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--backend", default="auto")
-    parser.add_argument("--methods", default=",".join(ITERATIVE))
     parser.add_argument("--only", help="comma-separated graph labels to run")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "latest.json")
+    parser.add_argument("--out", type=Path, default=out)
+
+
+def chosen(only: str | None):
+    """(label, loader) of the suite's graphs that ``--only`` names (all without it)."""
+    names = set(only.split(",")) if only else None
+    return [(label, load) for label, load in graphs() if names is None or label in names]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    suite_options(parser, ROOT / "bench" / "results" / "latest.json")
+    parser.add_argument("--delta", default="auto", help="an integer, auto or adaptive")
+    parser.add_argument("--methods", default=",".join(ITERATIVE))
     args = parser.parse_args()
-    only = set(args.only.split(",")) if args.only else None
     rows = []
-    for label, load in graphs():
-        if only and label not in only:
-            continue
+    for _label, load in chosen(args.only):
         rows += benchmark(
             load(),
             methods=tuple(args.methods.split(",")),
             backend=args.backend,
             sources=args.sources,
             seed=args.seed,
+            delta=int(args.delta) if args.delta.isdigit() else args.delta,
             batch_size=args.batch,
         )
         print(table(rows[-len(args.methods.split(",")) :]), flush=True)

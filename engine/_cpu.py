@@ -3,9 +3,10 @@
 Each iteration is an *advance* (relax the arcs of every node in the near frontier) and a
 *filter* (improved nodes below the threshold form the next frontier, the others go on the
 far pile). When the frontier empties the phase ends: Δ-stepping relaxes the heavy arcs of
-the bucket it just finished, the nodes of the band are settled, and the far pile is
-compacted (settled entries and duplicates dropped with a bitmask) into the next frontier,
-whose threshold is the first multiple of Δ above the smallest far distance.
+the bucket it just finished, the nodes of the band are settled, the Δ rule picks the next
+Δ (`engine.adaptive`; a fixed Δ stays), and the far pile is compacted (settled entries and
+duplicates dropped with a bitmask) into the next frontier, whose threshold is the first
+multiple of Δ above the smallest far distance.
 """
 
 from __future__ import annotations
@@ -28,11 +29,15 @@ class _CpuSearch:
         self.indptr = g.indptr
         self.indices = g.indices
         self.weights = g.weights
-        self.ends = g.light_end(spec.delta) if spec.light_heavy else g.indptr[1:]
+        self.ends = g.light_end(spec.split) if spec.light_heavy else g.indptr[1:]
         self.inf = np.iinfo(spec.dtype).max
         self.dist = np.full(g.n_nodes, self.inf, dtype=spec.dtype)
         self.c = Counters()
         self.rec = spec.recording
+        self.rule = spec.rule
+        self.delta = spec.delta  # this phase's
+        self.entries = self.again = 0  # near entries and re-improvements of this phase
+        self.last_entries = self.last_waste = 0  # the last phase's (the rule reads waste)
         self.track_band = spec.light_heavy or self.rec is not None
         self.in_band = np.zeros(g.n_nodes, dtype=bool) if self.track_band else None
         self.band: list[np.ndarray] = []
@@ -41,8 +46,9 @@ class _CpuSearch:
         self.settled_below = int(self.inf)
 
     # -- advance -------------------------------------------------------------------------
-    def relax(self, nodes: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
-        """Relax arcs ``starts[i]:stops[i]`` of ``nodes[i]``; return the improved nodes."""
+    def relax(self, nodes: np.ndarray, starts: np.ndarray, stops: np.ndarray, hi=None):
+        """Relax arcs ``starts[i]:stops[i]`` of ``nodes[i]``; return the improved nodes.
+        With ``hi``, count the improved nodes that were near already (the Δ rule's waste)."""
         deg = stops - starts
         total = int(deg.sum())
         self.c.edges_relaxed += total
@@ -59,6 +65,8 @@ class _CpuSearch:
         if heads.size == 0:
             return _EMPTY
         improved = np.unique(heads)
+        if hi is not None:
+            self.again += int(np.count_nonzero(self.dist[improved] < hi))
         if self.rec is not None:
             fresh = improved[self.dist[improved] == self.inf]
             self.rec.reached_at[fresh] = self.c.iterations
@@ -99,6 +107,8 @@ class _CpuSearch:
             self.rec.settled_at[band] = c.iterations
             self.settled += int(band.size)
         self.band = []
+        self.last_entries, self.last_waste = self.entries, self.again
+        self.entries = self.again = 0
         if target is not None and self.dist[target] < hi:
             self.settled_below = int(hi)
             return _EMPTY, hi, hi, True
@@ -115,9 +125,12 @@ class _CpuSearch:
             return _EMPTY, hi, hi, True
         c.far_compactions += 1
         c.phases += 1
-        delta = spec.delta
-        new_lo = (int(self.dist[pile].min()) // delta) * delta
-        new_hi = min(new_lo + delta, int(self.inf))
+        # The band of width Δ holding the smallest far distance; below hi all is settled
+        # already (an adaptive Δ may have grown past the last band's alignment).
+        self.delta = self.rule.next(self.delta, self.last_waste)
+        aligned = (int(self.dist[pile].min()) // self.delta) * self.delta
+        new_lo = max(aligned, int(hi))
+        new_hi = min(aligned + self.delta, int(self.inf))
         near = self.dist[pile] < new_hi
         frontier = pile[near]
         if not near.all():
@@ -142,6 +155,9 @@ class _CpuSearch:
             "neared": self.neared,
             "settled": self.settled,
             "relaxed_entries": self.logged,
+            "delta": frame_threshold(self.delta),
+            "last_entries": self.last_entries,
+            "last_waste": self.last_waste,
         }
         return [values[k] for k in FRAME_FIELDS]
 
@@ -153,7 +169,7 @@ class _CpuSearch:
         far = far[far >= hi].astype(np.int64)
         if far.size:
             # Every distance is below 2^63 - 1, so a wider Δ puts them all in bucket 0 alike.
-            delta = min(self.spec.delta, UNREACHABLE)
+            delta = min(self.delta, UNREACHABLE)
             offset = np.minimum(far // delta - int(lo) // delta, BUCKET_BINS - 1)
             bins += np.bincount(offset, minlength=BUCKET_BINS)
         return bins
@@ -195,11 +211,12 @@ class _CpuSearch:
             for _ in range(spec.batch_size):
                 c.iterations += 1
                 size = frontier.size
+                self.entries += size
                 if rec is not None:  # the relax log: entries that have arcs to relax
                     entries = frontier[self.ends[frontier] > self.indptr[frontier]]
                     log.append(entries.astype(np.int32))
                     self.logged += int(entries.size)
-                improved = self.relax(frontier, self.indptr[frontier], self.ends[frontier])
+                improved = self.relax(frontier, self.indptr[frontier], self.ends[frontier], hi)
                 frontier = self.split(improved, hi)
                 if frontier.size == 0:
                     frontier, lo, hi, done = self.end_phase(lo, hi, spec.target)

@@ -52,7 +52,8 @@ SCOPES = ("grid", "cluster")
 C_CNT0, C_PILE0, C_PILE1, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
 C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
 C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN = 16, 17, 18, 19, 20
-C_REACHED, C_NEARED, C_SETTLED, C_QUEUED, C_LOGGED, C_SLOTS = 21, 22, 23, 24, 25, 32
+C_REACHED, C_NEARED, C_SETTLED, C_QUEUED, C_LOGGED, C_DELTA = 21, 22, 23, 24, 25, 26
+C_SLOTS = 40
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -140,7 +141,7 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
         msg = f"{graph.name} has {graph.n_arcs:,} arcs; the GPU kernels take fewer than 2^31"
         raise GPUMemoryError(msg)
     device_graph(graph, required_bytes(graph, spec.dtype, recording=spec.recording is not None))
-    _uploads[graph].arcs(graph, spec.delta if spec.light_heavy else None)
+    _uploads[graph].arcs(graph, spec.split if spec.light_heavy else None)
     _module()
     _backend.cupy().cuda.Device().synchronize()
     return time.perf_counter() - start
@@ -245,10 +246,11 @@ def run(
     dev = _uploads[graph]
     n = graph.n_nodes
     inf = int(np.iinfo(dtype).max)
+    rule = spec.rule
     track_band = spec.light_heavy or rec is not None
     cap = int(pile_capacity if pile_capacity is not None else n + graph.n_arcs)
 
-    split = spec.delta if spec.light_heavy else None
+    split = spec.split if spec.light_heavy else None
     light_end = dev.light_end(graph, split)
     dist = cp.empty(n, dtype=dtype)
     fronts = [cp.empty(max(n, graph.n_arcs) * ENTRY.itemsize, dtype=np.uint8) for _ in range(2)]
@@ -283,6 +285,7 @@ def run(
     ctl[C_CNT0] = 1
     ctl[C_PHASE] = 1
     ctl[C_HI] = spec.initial_hi(inf)
+    ctl[C_DELTA] = spec.delta
     ctl[C_PMIN] = inf
     if track_band:
         ctl[C_BAND] = 1
@@ -316,7 +319,9 @@ def run(
         _arg(frames),
         _arg(buckets),
         np.int64(n),
-        scalar(spec.delta),
+        scalar(rule.low),
+        scalar(rule.high),
+        np.int64(rule.phase_cost or 1),
         np.int64(-1 if spec.target is None else spec.target),
         np.int32(spec.light_heavy),
         np.int32(dev.lanes_log2),
@@ -462,6 +467,7 @@ def _initial_row(spec: RunSpec) -> np.ndarray:
     inf = int(np.iinfo(spec.dtype).max)
     values = dict.fromkeys(FRAME_FIELDS, 0)
     values |= {"phase": 1, "hi": frame_threshold(spec.initial_hi(inf)), "reached": 1, "neared": 1}
+    values["delta"] = frame_threshold(spec.delta)
     return np.array([[values[k] for k in FRAME_FIELDS]], dtype=np.int64)
 
 

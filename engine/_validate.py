@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 
+from . import adaptive as _adaptive
 from ._errors import GraphTooLargeError, NodeNotFoundError, ParameterError
 from .graph import MAX_NODES, CSRGraph
 from .methods import BACKENDS, METHODS, Method
@@ -42,11 +43,30 @@ def delta(value, graph: CSRGraph) -> int:
     clamped to `CSRGraph.max_delta` (a wider band than every distance is one phase)."""
     if isinstance(value, str) and value == "auto":
         return graph.auto_delta()
+    if _adaptive.is_adaptive(value):
+        msg = (
+            "an adaptive Δ is for one search at a time; searches run together share one "
+            "fixed Δ: give an integer or 'auto'"
+        )
+        raise ParameterError(msg)
     value = _integer(value, "delta")
     if value < 1:
-        msg = f"delta must be ≥ 1 (or 'auto'), got {value}"
+        msg = f"delta must be ≥ 1, 'auto' or 'adaptive', got {value}"
         raise ParameterError(msg)
     return min(value, graph.max_delta())
+
+
+def adaptive(value, graph: CSRGraph, method: Method) -> _adaptive.AdaptiveDelta | None:
+    """The adaptive Δ rule that ``value`` names, checked and with the method's phase cost
+    where it names none, or None for any other Δ."""
+    if not _adaptive.is_adaptive(value):
+        return None
+    if not method.uses_delta:
+        takes = ", ".join(m.name for m in METHODS.values() if m.uses_delta)
+        msg = f"{method.name} has no buckets to adapt; an adaptive Δ is for {takes}"
+        raise ParameterError(msg)
+    rule = _adaptive.parse(value, graph.auto_delta(), graph.max_delta())
+    return rule.for_method(method.asynchronous)
 
 
 def batch_size(value) -> int:

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from . import _backend, _validate
+from . import _backend, _validate, adaptive
 from .experiments import seeded_sources
 from .graph import CSRGraph
 from .methods import METHODS
@@ -29,6 +29,7 @@ TABLE = (
     ("graph", "graph", "{}"),
     ("method", "method", "{}"),
     ("delta", "Δ", "{}"),
+    ("delta_rule", "Δ rule", "{}"),
     ("batch_size", "batch", "{}"),
     ("time_ms", "time ms", "{:.2f}"),
     ("scipy_ms", "SciPy ms", "{:.2f}"),
@@ -84,9 +85,13 @@ def benchmark(
     SciPy's median time and arcs, the speed-up (ratio of the medians), µs per iteration, the
     median hop depth of the shortest-path tree and, on the GPU, the ratio of the time to the
     floor ``hop depth × barrier cost`` (the barrier of ``sync_scope``, ``sync_us`` µs);
-    ``identical`` says every distance equalled SciPy's.
+    ``identical`` says every distance equalled SciPy's. With an adaptive Δ only the methods
+    with buckets run, and ``delta`` is the first phase's Δ (``delta_rule`` names the rule).
     """
     from scipy.sparse.csgraph import dijkstra
+
+    if adaptive.is_adaptive(delta):
+        methods = tuple(m for m in methods if METHODS[m].uses_delta)
 
     starts = seeded_sources(graph, sources, seed)
     matrix = graph.scipy_matrix()
@@ -148,6 +153,7 @@ def benchmark(
                 "backend": warm.backend,
                 "device": warm.device,
                 "delta": warm.delta,
+                "delta_rule": None if warm.adaptive is None else warm.adaptive.spec(),
                 "batch_size": warm.batch_size,
                 "record": record,
                 "sources": len(starts),

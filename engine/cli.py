@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate, batch, io, osm, replay
+from . import _validate, adaptive, batch, io, osm, replay
 from ._backend import gpu_available
 from ._errors import FrontierError, ParameterError
 from .bench import (
@@ -84,8 +84,9 @@ def _search_options(p: argparse.ArgumentParser) -> None:
         "--delta",
         default="auto",
         type=_delta,
-        metavar="N|auto",
-        help="bucket width Δ (default: auto, Davidson's c·w̄/d̄)",
+        metavar="N|auto|adaptive",
+        help="bucket width Δ (default: auto, Davidson's c·w̄/d̄; adaptive[:LOW-HIGH]: chosen "
+        "per phase, for near_far, near_far_async and delta_stepping)",
     )
     p.add_argument(
         "--batch",
@@ -103,12 +104,14 @@ def _search_options(p: argparse.ArgumentParser) -> None:
 
 
 def _delta(text: str):
-    if text == "auto":
+    """An integer Δ, ``auto``, or an adaptive rule (``adaptive``, ``adaptive:LOW-HIGH``),
+    whose bounds `sssp` checks against the graph."""
+    if text == "auto" or adaptive.is_adaptive(text):
         return text
     try:
         return int(text)
     except ValueError:
-        msg = f"--delta must be an integer ≥ 1 or 'auto', got {text!r}"
+        msg = f"--delta must be an integer ≥ 1, 'auto' or 'adaptive[:LOW-HIGH]', got {text!r}"
         raise argparse.ArgumentTypeError(msg) from None
 
 
@@ -189,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--seed", type=_count("--seed", 0), default=0, help="source seed (default: 0)"
     )
-    bench.add_argument("--delta", default="auto", type=_delta, metavar="N|auto")
+    bench.add_argument("--delta", default="auto", type=_delta, metavar="N|auto|adaptive")
     bench.add_argument("--batch", default=DEFAULT_BATCH, type=_count("--batch"), metavar="N")
     bench.add_argument("--backend", default="auto", metavar="B")
     bench.add_argument("--record", action="store_true", help="time with recording on")
@@ -620,7 +623,7 @@ def _study(args) -> int:
     repeat = getattr(args, "repeat", 1)
     meta = experiments.metadata(
         graph, network=args.network, seed=args.seed, sources=len(sources),
-        backend=args.backend, methods=methods, deltas=[d for _, d in deltas],
+        backend=args.backend, methods=methods, deltas=experiments.delta_values(deltas),
         delta_specs=[s for s, _ in deltas], batches=batches, target_rank=target_rank,
         repeat=repeat, started=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     )  # fmt: skip

@@ -26,8 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate
+from . import _validate, adaptive
 from ._errors import ParameterError
+from .adaptive import AdaptiveDelta
 from .graph import UNREACHABLE, CSRGraph
 from .io import write_atomic, write_json
 from .search import from_scipy, sssp
@@ -56,16 +57,26 @@ KEY = ("method", "delta_spec", "batch", "repeat", "source", "target")
 _MULTIPLE = re.compile(r"^x(\d+(?:\.\d+)?)$")
 
 
-def parse_deltas(text: str, graph: CSRGraph, *, name: str = "--deltas") -> list[tuple[str, int]]:
-    """``"50,500,auto,x4,x0.5"`` as (spec, Δ) pairs: integers ≥ 1, ``auto`` (Davidson's
-    heuristic) and multiples of it (``xK``), each clamped as `sssp` clamps Δ. ``name`` is
-    what the messages call the list."""
+def parse_deltas(
+    text: str, graph: CSRGraph, *, name: str = "--deltas"
+) -> list[tuple[str, int | AdaptiveDelta]]:
+    """``"50,500,auto,x4,x0.5,adaptive"`` as (spec, Δ) pairs: integers ≥ 1, ``auto``
+    (Davidson's heuristic) and multiples of it (``xK``), each clamped as `sssp` clamps Δ,
+    and ``adaptive`` or ``adaptive:LOW-HIGH`` (a Δ chosen per phase, `engine.adaptive`).
+    ``name`` is what the messages call the list."""
     items = [t.strip() for t in str(text).split(",") if t.strip()]
     if not items:
         msg = f"{name} needs a comma-separated list (like 50,500,auto,x4), got {text!r}"
         raise ParameterError(msg)
     out = []
     for item in items:
+        if adaptive.is_adaptive(item):
+            try:
+                out.append((item, adaptive.parse(item, graph.auto_delta(), graph.max_delta())))
+            except ParameterError as exc:
+                msg = f"{name}: {exc}"
+                raise ParameterError(msg) from None
+            continue
         if item == "auto":
             value = graph.auto_delta()
         elif m := _MULTIPLE.match(item):
@@ -73,13 +84,19 @@ def parse_deltas(text: str, graph: CSRGraph, *, name: str = "--deltas") -> list[
         elif item.isdigit():
             value = int(item)
         else:
-            msg = f"{name}: {item!r} is not an integer, 'auto' or a multiple like x4"
+            msg = f"{name}: {item!r} is not an integer, 'auto', a multiple like x4 or 'adaptive'"
             raise ParameterError(msg)
         if value < 1:
             msg = f"{name}: Δ must be ≥ 1, got {item!r}"
             raise ParameterError(msg)
         out.append((item, _validate.delta(value, graph)))
     return out
+
+
+def delta_values(deltas: list[tuple[str, int | AdaptiveDelta]]) -> list[int | str]:
+    """The Δ of each (spec, Δ) pair as a study's JSON keeps it: an integer, or the adaptive
+    rule's ``adaptive:LOW-HIGH``."""
+    return [d.spec() if isinstance(d, AdaptiveDelta) else d for _, d in deltas]
 
 
 def parse_batches(text: str, *, name: str = "--batches") -> list[int]:

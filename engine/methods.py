@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 
+from .adaptive import AdaptiveDelta
 from .graph import CSRGraph
 from .recording import Recording
 
@@ -123,7 +124,8 @@ class Counters:
 
 @dataclasses.dataclass(frozen=True)
 class RunSpec:
-    """A validated search request, as the backends receive it."""
+    """A validated search request, as the backends receive it. ``delta`` is the first
+    phase's Δ; ``adaptive`` the rule that chooses the next ones (None: Δ is fixed)."""
 
     graph: CSRGraph
     source: int
@@ -133,10 +135,23 @@ class RunSpec:
     target: int | None
     dtype: np.dtype
     recording: Recording | None
+    adaptive: AdaptiveDelta | None = None
 
     @property
     def light_heavy(self) -> bool:
         return self.method.light_heavy
+
+    @property
+    def rule(self) -> AdaptiveDelta:
+        """The Δ rule: the adaptive one, or bounds that keep Δ where it is."""
+        if self.adaptive is not None:
+            return self.adaptive
+        return AdaptiveDelta(self.delta, self.delta, self.delta)
+
+    @property
+    def split(self) -> int:
+        """Δ-stepping's light arcs weigh at most this: Δ, or the widest Δ the rule allows."""
+        return self.rule.high
 
     def initial_hi(self, inf: int) -> int:
         """The first threshold: Δ, or ∞ (the sentinel) for a method without buckets."""

@@ -36,8 +36,20 @@ def _title(meta: dict, what: str) -> str:
     )
 
 
+#: The Δ of an adaptive cell in a sweep's keys: after every fixed Δ.
+ADAPTIVE = float("inf")
+
+
 def _method_delta_batch(row: dict) -> tuple:
-    return row["method"], int(row["delta"]) if row["delta"] else 0, int(row["batch"])
+    if row["delta_spec"].startswith("adaptive"):
+        delta = ADAPTIVE
+    else:
+        delta = int(row["delta"]) if row["delta"] else 0
+    return row["method"], delta, int(row["batch"])
+
+
+def _delta_label(delta) -> str:
+    return "adaptive" if delta == ADAPTIVE else f"{delta:,}" if delta else "∞"
 
 
 def ink(r: float, g: float, b: float) -> str:
@@ -99,7 +111,7 @@ def sweep_png(rows: list[dict], meta: dict, out: BinaryIO) -> None:
             i, j = deltas.index(best[1]), batches.index(best[2])
             ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2.5, ec="red"))
             ax.set_xticks(range(len(batches)), [str(b) for b in batches])
-            ax.set_yticks(range(len(deltas)), [f"{d:,}" if d else "∞" for d in deltas])
+            ax.set_yticks(range(len(deltas)), [_delta_label(d) for d in deltas])
             ax.set_xlabel("batch size (log steps)")
             ax.set_ylabel("Δ (log steps)")
             ax.set_title(f"{method}: {label}", fontsize=10)

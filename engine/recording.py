@@ -45,6 +45,9 @@ FRAME_FIELDS = (
     "neared",  # nodes that have been near so far
     "settled",  # nodes settled so far
     "relaxed_entries",  # near entries whose arcs were relaxed, so far (the relax log's length)
+    "delta",  # the Δ of the current band (it changes at phase ends with an adaptive Δ)
+    "last_entries",  # near entries relaxed in the last finished phase
+    "last_waste",  # its re-improvements of near nodes (the adaptive Δ rule's input)
 )
 _F = {name: k for k, name in enumerate(FRAME_FIELDS)}
 
@@ -73,9 +76,16 @@ class Snapshot:
         Entries in the far pile, duplicates included.
     edges_relaxed : int
         Arcs relaxed so far.
+    delta : int
+        The Δ of the current band (`UNREACHABLE` for a method without buckets).
+    last_entries, last_waste : int
+        What the last finished phase did (0 in the first phase): the near entries it
+        relaxed, and its re-improvements of nodes that were near already, from which an
+        adaptive Δ chose ``delta`` (`engine.adaptive`).
     buckets : dict[int, int] or None
-        Δ-stepping only: size of every non-empty bucket, keyed by bucket index (distance // Δ);
-        the key ``-1`` counts the nodes more than ``BUCKET_BINS - 2`` buckets ahead.
+        Δ-stepping only: size of every non-empty bucket, keyed by bucket index (distance // Δ,
+        with this frame's Δ); the key ``-1`` counts the nodes more than ``BUCKET_BINS - 2``
+        buckets ahead.
     """
 
     recording: Recording = dataclasses.field(repr=False, compare=False)
@@ -91,6 +101,9 @@ class Snapshot:
     frontier: int
     far_pile: int
     edges_relaxed: int
+    delta: int
+    last_entries: int
+    last_waste: int
     buckets: dict[int, int] | None
 
     def states(self) -> np.ndarray:
@@ -112,7 +125,7 @@ class Recording:
         Δ-stepping only: ``int64`` bucket counts per frame, `BUCKET_BINS` columns: bin 0 is
         the current bucket, bin ``k`` the ``k``-th after it, the last bin the rest.
     delta : int
-        The Δ of the run (bucket width).
+        The Δ of the run's first phase (the ``delta`` column has each frame's).
     """
 
     def __init__(self, n_nodes: int, *, delta: int, with_buckets: bool):
@@ -184,7 +197,7 @@ class Recording:
         buckets = None
         if self.buckets is not None:
             bins = self.buckets[frame]
-            first = int(row[_F["lo"]]) // self.delta
+            first = int(row[_F["lo"]]) // int(row[_F["delta"]])
             buckets = {first + k: int(c) for k, c in enumerate(bins[:-1]) if c}
             if bins[-1]:
                 buckets[-1] = int(bins[-1])
@@ -202,6 +215,9 @@ class Recording:
             frontier=int(row[_F["frontier"]]),
             far_pile=int(row[_F["far_pile"]]),
             edges_relaxed=int(row[_F["edges_relaxed"]]),
+            delta=int(row[_F["delta"]]),
+            last_entries=int(row[_F["last_entries"]]),
+            last_waste=int(row[_F["last_waste"]]),
             buckets=buckets,
         )
 
@@ -217,13 +233,14 @@ class Recording:
         return np.bincount(self.relax_log[:done], minlength=self.n_nodes).astype(np.int32)
 
     def bucket_matrix(self, limit: int = 512) -> np.ndarray | None:
-        """Δ-stepping's bucket sizes by bucket index (distance // Δ) per frame, as an
-        ``(frames, buckets)`` array over the buckets ever occupied (at most ``limit``); the
-        last bin (the rest, further ahead) is left out. None for other methods."""
+        """Δ-stepping's bucket sizes by bucket index (distance // Δ, with each frame's Δ) per
+        frame, as an ``(frames, buckets)`` array over the buckets ever occupied (at most
+        ``limit``); the last bin (the rest, further ahead) is left out. None for other
+        methods."""
         if self.buckets is None:
             return None
         bins = self.buckets[:, :-1]
-        first = np.minimum(self.column("lo"), UNREACHABLE - BUCKET_BINS) // self.delta
+        first = np.minimum(self.column("lo"), UNREACHABLE - BUCKET_BINS) // self.column("delta")
         index = first[:, None] + np.arange(bins.shape[1])[None, :]
         used = bins > 0
         width = int(min(index[used].max() + 1, limit)) if used.any() else 0

@@ -8,6 +8,7 @@ counters and times, and the graph's spec and loading options.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import zipfile
@@ -15,15 +16,19 @@ from pathlib import Path
 
 import numpy as np
 
+from . import adaptive
 from ._errors import FrontierError
+from .adaptive import AdaptiveDelta
 from .graph import graph_arrays, graph_from_arrays
 from .io import write_atomic
 from .methods import Counters
-from .recording import FRAME_FIELDS, Recording
+from .recording import FRAME_FIELDS, Recording, frame_threshold
 from .search import SSSPResult
 
 #: The layout written here; a file of another layout is refused with a clear line.
-FORMAT = "frontier-replay/1"
+FORMAT = "frontier-replay/2"
+#: The layout before each frame kept its Δ and the Δ rule's inputs: read, with its one Δ.
+FORMAT_1 = "frontier-replay/1"
 SUFFIX = ".frontier.npz"
 
 
@@ -44,6 +49,7 @@ def save(result: SSSPResult, path: str | os.PathLike, *, source: dict | None = N
         "backend": result.backend,
         "device": result.device,
         "delta": result.delta,
+        "delta_rule": None if result.adaptive is None else dataclasses.asdict(result.adaptive),
         "batch_size": result.batch_size,
         "source": result.source,
         "target": result.target,
@@ -77,7 +83,7 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
                 msg = f"{path} is not a Frontier replay (no run record); save one as FILE{SUFFIX}"
                 raise ReplayError(msg)
             run = json.loads(str(z["run"]))
-            if run.get("format") != FORMAT:
+            if run.get("format") not in (FORMAT, FORMAT_1):
                 msg = (
                     f"{path} is a replay of another Frontier version ({run.get('format')!r}, "
                     f"this one reads {FORMAT!r}); record the search again"
@@ -91,7 +97,13 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
             rec.reached_at, rec.near_at, rec.settled_at = (
                 z[k].astype(np.int32) for k in ("reached_at", "near_at", "settled_at")
             )
-            rec.append(z["frames"], buckets)
+            frames = z["frames"]
+            if run["format"] == FORMAT_1:  # every frame ran with the run's one Δ
+                delta = frame_threshold(run["recording_delta"])
+                extra = np.zeros((len(frames), len(FRAME_FIELDS) - frames.shape[1]), np.int64)
+                extra[:, 0] = delta
+                frames = np.hstack([frames, extra])
+            rec.append(frames, buckets)
             rec.relax_log = z["relax_log"].astype(np.int32)
             distances = z["distances"].astype(np.int64)
     except ReplayError:
@@ -123,5 +135,17 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
         setup_s=run["setup_s"],
         settled_below=run["settled_below"],
         recording=rec,
+        adaptive=_rule(run.get("delta_rule"), graph),
     )
     return result, run["graph_source"]
+
+
+def _rule(fields: dict | None, graph) -> AdaptiveDelta | None:
+    """The adaptive Δ rule a replay ran with, from its fields, checked against its graph."""
+    if fields is None:
+        return None
+    try:
+        return adaptive.parse(AdaptiveDelta(**fields), graph.auto_delta(), graph.max_delta())
+    except (FrontierError, TypeError):
+        msg = f"this replay's Δ rule {fields!r} does not fit its graph; record it again"
+        raise ReplayError(msg) from None

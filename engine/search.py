@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _backend, _validate
 from ._errors import ParameterError
+from .adaptive import AdaptiveDelta
 from .graph import UNREACHABLE, CSRGraph
 from .methods import Counters, Method, RunSpec
 from .recording import Recording, Snapshot
@@ -34,7 +35,7 @@ class SSSPResult:
     method, backend, device : str
         What ran, where.
     delta : int or None
-        The Δ used (None for Bellman-Ford and Dijkstra).
+        The Δ used, the first phase's with an adaptive Δ (None for Bellman-Ford and Dijkstra).
     batch_size : int
     source, target : int, int or None
         CSR indices.
@@ -47,6 +48,8 @@ class SSSPResult:
         Every node with a distance below this is final.
     recording : Recording or None
         The per-iteration frames when ``record`` was asked for.
+    adaptive : AdaptiveDelta or None
+        The rule that chose Δ at each phase end, when Δ was adaptive.
     """
 
     graph: CSRGraph = dataclasses.field(repr=False)
@@ -63,6 +66,14 @@ class SSSPResult:
     setup_s: float
     settled_below: int
     recording: Recording | None = dataclasses.field(default=None, repr=False)
+    adaptive: AdaptiveDelta | None = None
+
+    @property
+    def delta_text(self) -> str:
+        """Δ for people: ``∞``, ``1,500`` or ``adaptive 23–95,744``."""
+        if self.adaptive is not None:
+            return self.adaptive.describe()
+        return "∞" if self.delta is None else f"{self.delta:,}"
 
     @functools.cached_property
     def predecessors(self) -> np.ndarray:
@@ -88,6 +99,7 @@ class SSSPResult:
             "backend": self.backend,
             "device": self.device,
             "delta": self.delta,
+            "delta_rule": None if self.adaptive is None else self.adaptive.spec(),
             "batch_size": self.batch_size,
             "source_id": int(self.graph.node_ids[self.source]),
             "target_id": None if self.target is None else int(self.graph.node_ids[self.target]),
@@ -203,8 +215,10 @@ def sssp(
     backend : str
         ``cpu`` (NumPy), ``gpu`` (CUDA kernels through CuPy) or ``auto`` (the GPU when one is
         usable and the graph has at least `AUTO_GPU_MIN_NODES` nodes).
-    delta : int or "auto"
-        Bucket width Δ ≥ 1, or Davidson et al.'s heuristic (`CSRGraph.auto_delta`).
+    delta : int, "auto", "adaptive", "adaptive:LOW-HIGH" or AdaptiveDelta
+        Bucket width Δ ≥ 1; Davidson et al.'s heuristic (`CSRGraph.auto_delta`); or a Δ
+        chosen anew at every phase end from what the last phase did, starting at the
+        heuristic (`engine.adaptive`; near_far, near_far_async and delta_stepping).
     batch_size : int
         Relax iterations run before the host checks for convergence; it changes speed only.
     target : int, optional
@@ -221,7 +235,8 @@ def sssp(
     source = _validate.node(source, graph, "source")
     if target is not None:
         target = _validate.node(target, graph, "target")
-    d = _validate.delta(delta, graph) if m.uses_delta else None
+    rule = _validate.adaptive(delta, graph, m)
+    d = rule.start if rule is not None else _validate.delta(delta, graph) if m.uses_delta else None
     batch = _validate.batch_size(batch_size)
     if not (isinstance(record, bool) or callable(record)):
         msg = f"record must be True, False or a callable, got {record!r}"
@@ -235,7 +250,7 @@ def sssp(
     recording = None
     if record and m.iterative:
         recording = Recording(graph.n_nodes, delta=d or inf, with_buckets=m.light_heavy)
-    spec = RunSpec(graph, source, m, d or inf, batch, target, dtype, recording)
+    spec = RunSpec(graph, source, m, d or inf, batch, target, dtype, recording, rule)
 
     on_batch = None
     if callable(record) and recording is not None:
@@ -282,6 +297,7 @@ def sssp(
         setup_s=setup_s,
         settled_below=settled_below,
         recording=recording,
+        adaptive=rule,
     )
 
 

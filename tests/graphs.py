@@ -7,11 +7,31 @@ import os
 from pathlib import Path
 
 import numpy as np
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 from engine import UNREACHABLE, from_arcs
 from engine.fuzz import write_osm_grid
 
 __all__ = ["write_osm_grid"]  # toy graphs in one place: the OSM grid is the fuzzer's too
+
+#: What draws a `random_graph` in the property tests (with a node count of the test's own).
+RANDOM_GRAPH = dict(
+    seed=st.integers(0, 2**32 - 1),
+    density=st.floats(0.0, 4.0),
+    max_weight=st.sampled_from([0, 1, 5, 100]),
+)
+
+
+def property_settings(max_examples: int):
+    """Hypothesis settings of the property tests: no deadline (the first GPU search compiles
+    its kernels) and the ``backend`` fixture allowed."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+
 
 SHARED = Path(
     os.environ.get("FRONTIER_SHARED_DATA")

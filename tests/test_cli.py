@@ -113,6 +113,10 @@ def test_info_says_whether_coordinates_were_found(capsys, tmp_path):
         (["solve", "helsinki", "--out", "/tmp/result.bin"], "must end in .npz"),
         (["bench", "helsinki", "--out", "/tmp/rows.txt"], "must end in .json"),
         (["bogus"], "invalid choice: 'bogus'"),
+        # issue 14: an adaptive Δ
+        (["solve", "helsinki", "--method", "bellman_ford", "--delta", "adaptive"], "no buckets"),
+        (["solve", "helsinki", "--delta", "adaptive:9-1"], "1 ≤ low ≤ high"),
+        (["solve", "helsinki", "--delta", "adaptive:9"], "two integers LOW-HIGH"),
     ],
 )
 def test_errors_are_one_line(args, needle):
@@ -168,3 +172,16 @@ def test_out_is_written_exactly_and_whole(tmp_path):
     assert done.returncode == 2
     with np.load(out) as z:
         assert np.array_equal(z["dist"], first)
+
+
+def test_an_adaptive_delta_from_the_cli(tmp_path, capsys):
+    assert main(["solve", "helsinki", "--backend", "cpu", "--delta", "adaptive", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    g = load_graph("helsinki")
+    assert summary["delta_rule"].startswith("adaptive:") and summary["delta"] == g.auto_delta()
+    out = tmp_path / "rows.json"
+    args = ["bench", "helsinki", "--backend", "cpu", "--sources", "2", "--delta", "adaptive"]
+    assert main([*args, "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert [r["method"] for r in rows] == ["near_far", "near_far_async", "delta_stepping"]
+    assert all(r["identical"] and r["delta_rule"] == summary["delta_rule"] for r in rows)

@@ -100,6 +100,19 @@ def test_sweep_writes_csv_json_png(tmp_path):
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
 
 
+def test_a_sweep_takes_adaptive_rows(tmp_path):
+    assert _sweep(tmp_path, "ad", "--deltas", "auto,adaptive,adaptive:50-500000") == 0
+    rows = _rows(tmp_path / "ad" / "sweep.csv")
+    assert {r["delta_spec"] for r in rows} == {"auto", "adaptive", "adaptive:50-500000"}
+    assert all(r["exact"] == "True" for r in rows)
+    meta = json.loads((tmp_path / "ad" / "sweep.json").read_text())
+    auto = engine.load_graph("helsinki").auto_delta()
+    low, high = auto // engine.adaptive.SPAN, auto * engine.adaptive.SPAN
+    assert meta["deltas"] == [auto, f"adaptive:{low}-{high}", "adaptive:50-500000"]
+    assert (tmp_path / "ad" / "sweep.png").read_bytes().startswith(b"\x89PNG")
+    assert _sweep(tmp_path, "bad", "--deltas", "auto,adaptive:9-1") == 2
+
+
 def test_two_runs_with_one_seed_agree_but_for_times(tmp_path):
     assert _sweep(tmp_path, "a") == 0 and _sweep(tmp_path, "b") == 0
     timing = {"time_ms", "dijkstra_ms"}

@@ -12,7 +12,8 @@ from PIL import Image
 
 import engine
 from engine import export, replay
-from engine.recording import FAR, SETTLED
+from engine.adaptive import AdaptiveDelta
+from engine.recording import FAR, FRAME_FIELDS, SETTLED
 from engine.render import BAND, COLORS, MapPainter, default_size
 
 HELSINKI_SOURCE, HELSINKI_TARGET = 25291537, 6388100055
@@ -110,6 +111,27 @@ def test_replay_reopens_to_identical_frames(run, tmp_path):
     assert back.path_to(back.target) == run.path_to(run.target)
     assert back.graph.name == run.graph.name
     np.testing.assert_array_equal(back.graph.node_ids, run.graph.node_ids)
+
+
+def test_an_adaptive_replay_keeps_its_rule_and_an_older_layout_still_opens(tmp_path):
+    g = engine.load_graph("helsinki")
+    rule = AdaptiveDelta(100, 10**6, 5000, phase_cost=300)
+    r = engine.sssp(g, 3, method="delta_stepping", delta=rule, record=True)
+    back, _ = replay.load(export.export(r, tmp_path / "a.frontier.npz"))
+    assert back.adaptive == rule
+    np.testing.assert_array_equal(back.recording.column("delta"), r.recording.column("delta"))
+    fixed = engine.sssp(g, 3, delta=5000, record=True)
+    path = export.export(fixed, tmp_path / "f.frontier.npz")
+    with np.load(path) as z:
+        arrays = dict(z)
+    old = len(FRAME_FIELDS) - 3  # layout 1 had no Δ, entries or waste per frame
+    arrays["frames"] = arrays["frames"][:, :old]
+    arrays["run"] = np.array(str(arrays["run"]).replace(replay.FORMAT, replay.FORMAT_1))
+    np.savez_compressed(path, **arrays)
+    back, _ = replay.load(path)
+    assert back.adaptive is None
+    assert set(back.recording.column("delta").tolist()) == {5000}
+    np.testing.assert_array_equal(back.recording.frames[:, :old], fixed.recording.frames[:, :old])
 
 
 def test_bad_replays_are_one_line(run, tmp_path):

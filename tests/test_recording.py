@@ -34,10 +34,10 @@ def _direct_counts(monkeypatch, graph, source, **options):
     events = []  # (iteration, nodes whose arcs it relaxed)
     relax = _CpuSearch.relax
 
-    def counting(self, nodes, starts, ends):
+    def counting(self, nodes, starts, ends, hi=None):
         if np.array_equal(starts, self.indptr[nodes]):  # a near set's arcs, not heavy arcs
             events.append((self.c.iterations, nodes[ends > starts]))
-        return relax(self, nodes, starts, ends)
+        return relax(self, nodes, starts, ends, hi)
 
     monkeypatch.setattr(_CpuSearch, "relax", counting)
     r = engine.sssp(graph, source, backend="cpu", record=True, **options)

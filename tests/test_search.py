@@ -1,13 +1,20 @@
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import engine
 from engine import UNREACHABLE, sssp
 from engine.recording import FAR, NEAR, SETTLED, UNREACHED
 
-from .graphs import check_tree, grid_graph, heap_dijkstra, random_graph
+from .graphs import (
+    RANDOM_GRAPH,
+    check_tree,
+    grid_graph,
+    heap_dijkstra,
+    property_settings,
+    random_graph,
+)
 
 ITERATIVE = ["near_far", "delta_stepping", "bellman_ford"]
 #: Every method with a schedule of its own; near_far_async has no iterations to count.
@@ -19,16 +26,10 @@ def scipy_distances(graph, source):
     return sssp(graph, source, method="dijkstra").distances
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@property_settings(60)
 @given(
-    seed=st.integers(0, 2**32 - 1),
     n=st.integers(1, 40),
-    density=st.floats(0.0, 4.0),
-    max_weight=st.sampled_from([0, 1, 5, 100]),
+    **RANDOM_GRAPH,
     delta=st.sampled_from([1, 2, 7, 50, "auto", 10**6]),
     batch=st.sampled_from(BATCHES),
 )

@@ -209,3 +209,24 @@ def test_downloads_are_what_is_shown(explorer):
     explorer.wait()
     assert view.downloads[2].filename == "frontier-ranks-helsinki-all.png"
     assert explorer.png_file().getvalue().startswith(b"\x89PNG")
+
+
+def test_an_adaptive_row_opens_in_the_player_with_default_bounds_only(explorer):
+    view = ExploreView(explorer)
+    session = explorer.session
+    explorer.deltas = "auto,adaptive,adaptive:5-500"
+    assert explorer.start("sweep")
+    explorer.wait()
+    explorer.poll()
+    assert all(row["exact"] for row in explorer.rows)
+
+    class Tap:  # batch 1, the adaptive row
+        x, y, modifiers = 0.5, 1.5, {}
+
+    view._on_tap(Tap)
+    assert session.runs[0].settings.delta == "adaptive" and session.configs[0].adaptive_delta
+    before = session.runs[0]
+    Tap.y = 2.5  # adaptive:5-500: not a setting of the player
+    view._on_tap(Tap)
+    assert "adaptive:5-500 opens only from the CLI" in session.error
+    assert session.runs[0] is before

@@ -74,3 +74,14 @@ def test_the_url_follows_runs_and_paused_frames(session):
     assert Location.search == seen  # no URL change per frame while playing
     session.pause()
     assert "frame=5" in Location.search
+
+
+def test_an_adaptive_delta_round_trips(session):
+    session.configs[0].adaptive_delta = True
+    query = query_of(session)
+    assert query["delta"] == "adaptive"
+    other = Session()
+    assert other.load_graph(GraphChoice())
+    assert apply_query(other, _as_panel_gives_them(query)), other.error
+    assert other.configs[0].adaptive_delta and other.runs[0].settings.delta == "adaptive"
+    assert query_of(other) == query

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import engine
+from engine.adaptive import AdaptiveDelta
 from viz.narration import caption
 from viz.state import Reference, Run, Settings
 
@@ -53,3 +54,13 @@ def test_bellman_ford_and_dijkstra(session):
 def test_every_frame_of_the_default_has_one_caption(session, frame):
     text = caption(session.runs[0], frame)
     assert text and "\n" not in text
+
+
+def test_an_adaptive_delta_says_how_it_moved():
+    rule = AdaptiveDelta(1, 40, 2, phase_cost=100)  # no waste on a line: Δ doubles
+    run = _run("near_far", rule)
+    rec = run.result.recording
+    ends = np.flatnonzero(np.diff(rec.column("phase")) > 0) + 1
+    texts = [caption(run, int(k)) for k in ends]
+    assert all("adaptive Δ" in t and "·Δ = " not in t for t in texts)
+    assert any("widens from" in t or "narrows from" in t for t in texts)

@@ -53,7 +53,7 @@ def test_readouts_and_charts_follow_the_frame(session):
     values = run.readout(12)
     assert f'class="frontier-iteration">{values["iteration"]}<' in readouts._layout.object
     assert f'class="frontier-near-count">{values["near"]}<' in readouts._layout.object
-    assert all(c.location == 12 for c in charts._cursors)
+    assert all(c.location == 12 for fig, c in charts._cursors if fig.visible)
     assert list(charts._series.data["near"]) == list(run.chart_columns()["near"])
     assert not charts._buckets.visible
     session.configs[0].method = "delta_stepping"
@@ -210,3 +210,26 @@ def test_the_wasted_work_layer_colours_relax_counts(session):
     legend.layer.value = "states"
     assert view._dots.glyph.fill_color["field"] == "state"
     np.testing.assert_array_equal(view._nodes.data["state"], run.states(41))
+
+
+def test_an_adaptive_delta_is_a_toggle_a_readout_and_a_chart(session):
+    config = session.configs[0]
+    controls, readouts, charts = (
+        RunControls(session, config),
+        Readouts(session),
+        ChartsView(session),
+    )
+    assert not charts._delta.visible and "frontier-delta-now" not in readouts._layout.object
+    controls.adaptive.value = True
+    run = session.runs[0]
+    assert config.adaptive_delta and run.settings.delta == "adaptive" and run.result.adaptive
+    assert charts._delta.visible
+    deltas = run.result.recording.column("delta")
+    np.testing.assert_array_equal(charts._series.data["delta"], deltas)
+    assert len(set(deltas.tolist())) > 1  # it moved on the city
+    session.seek(len(deltas) - 1)
+    assert 'class="frontier-delta-now">' in readouts._layout.object
+    assert "adaptive" in StatsCard(session)._layout.object
+    controls.delta_slider.value = 1024  # a chosen Δ turns both automatic choices off
+    assert (config.adaptive_delta, config.auto_delta) == (False, False)
+    assert session.runs[0].result.delta == 1024 and not charts._delta.visible

@@ -113,6 +113,8 @@ def stats_html(run: Run) -> str:
     c = r.counters
     kind = r.graph.weight_kind
     delta = "—" if r.delta is None else f"{r.delta:,} ({style.weight_text(r.delta, kind)})"
+    if r.adaptive is not None:
+        delta = f"{r.adaptive.describe()}, from {delta}"
     speed = ref.elapsed_s / r.elapsed_s if r.elapsed_s > 0 else float("inf")
     efficiency = ref.edges_relaxed / max(c.edges_relaxed, 1)
     g = r.graph

@@ -1,4 +1,5 @@
-"""Charts and readouts linked to the player: near/far/settled sizes, arcs relaxed, buckets."""
+"""Charts and readouts linked to the player: near/far/settled sizes, arcs relaxed, an
+adaptive Δ, buckets."""
 
 from __future__ import annotations
 
@@ -75,6 +76,9 @@ class Readouts(RunView):
         kind = run.result.graph.weight_kind
         shown = "∞" if run.result.delta is None else style.weight_text(values["hi"], kind)
         items.append(f"Threshold phase·Δ <b>{shown}</b>")
+        if run.result.adaptive is not None:
+            now = style.weight_text(values["delta"], kind)
+            items.append(f'Δ now <b class="frontier-delta-now">{now}</b>')
         self._layout.object = (
             '<div style="display:flex;gap:28px">'
             + "".join(f"<span>{item}</span>" for item in items)
@@ -83,13 +87,15 @@ class Readouts(RunView):
 
 
 class ChartsView(RunView):
-    """Near/far/settled per iteration with phase marks, arcs relaxed, and Δ-stepping's
-    buckets; a cursor follows the player."""
+    """Near/far/settled per iteration with phase marks, arcs relaxed, an adaptive Δ, and
+    Δ-stepping's buckets; a cursor follows the player."""
 
     def __init__(self, session: Session, slot: int = 0, x_range=None, **params):
         super().__init__(session, slot, **params)
         x_range = x_range or DataRange1d()
-        self._series = ColumnDataSource(dict(frame=[], near=[], far=[], settled=[], edges=[]))
+        self._series = ColumnDataSource(
+            dict(frame=[], near=[], far=[], settled=[], edges=[], delta=[])
+        )
         self._phases = ColumnDataSource(dict(x=[]))
         self._sets = _chart("Nodes near, far and settled per iteration", x_range, 210)
         for name, color in (("settled", style.SETTLED), ("far", style.FAR), ("near", style.NEAR)):
@@ -105,11 +111,14 @@ class ChartsView(RunView):
         self._edges.line("frame", "edges", source=self._series, color="#555555", line_width=2)
         self._dijkstra = Span(dimension="width", line_dash="dashed", line_color="#888888")
         self._edges.add_layout(self._dijkstra)
-        self._cursors = []
-        for fig in (self._sets, self._edges):
+        self._delta = _chart("Adaptive Δ per iteration (chosen at each phase end)", x_range, 140)
+        self._delta.step("frame", "delta", source=self._series, color="#555555", line_width=2,
+                         mode="after")  # fmt: skip
+        self._cursors = []  # (figure, its cursor): a hidden figure's cursor waits
+        for fig in (self._sets, self._edges, self._delta):
             cursor = Span(location=0, dimension="height", line_color="#222222", line_width=1)
             fig.add_layout(cursor)
-            self._cursors.append(cursor)
+            self._cursors.append((fig, cursor))
         self._bins = ColumnDataSource(
             dict(k=np.arange(BUCKET_BINS), size=np.zeros(BUCKET_BINS, dtype=np.int64))
         )
@@ -138,10 +147,11 @@ class ChartsView(RunView):
         self._life.add_layout(ColorBar(color_mapper=self._colours, width=8), "right")
         cursor = Span(location=0, dimension="height", line_color="#d62728", line_width=1)
         self._life.add_layout(cursor)
-        self._cursors.append(cursor)
+        self._cursors.append((self._life, cursor))
         self._layout = pn.Column(
             pn.pane.Bokeh(self._sets, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self._edges, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self._delta, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self._buckets, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self._life, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
@@ -155,6 +165,7 @@ class ChartsView(RunView):
         self._series.data = run.chart_columns()
         self._phases.data = dict(x=run.phase_starts())
         self._dijkstra.location = run.reference.edges_relaxed
+        self._delta.visible = run.result.adaptive is not None
         rec = run.result.recording
         has_buckets = rec is not None and rec.buckets is not None
         self._buckets.visible = self._life.visible = has_buckets
@@ -176,8 +187,9 @@ class ChartsView(RunView):
         if run is None:
             return
         frame = min(self.session.frame, run.n_frames - 1)
-        for cursor in self._cursors:
-            cursor.location = frame
+        for fig, cursor in self._cursors:
+            if fig.visible:
+                cursor.location = frame
         bins = run.buckets(frame)
         if bins is not None:
             self._bins.data["size"] = bins

@@ -85,7 +85,8 @@ def _nearest_stop(value: int, stops: list[int]) -> int:
 
 
 class RunControls(Viewer):
-    """Method, Δ (log slider, exact value, auto), batch size and backend of one `RunConfig`."""
+    """Method, Δ (log slider, exact value, auto, adaptive), batch size and backend of one
+    `RunConfig`."""
 
     def __init__(self, session: Session, config: RunConfig, **params):
         super().__init__(**params)
@@ -93,6 +94,12 @@ class RunControls(Viewer):
         labels = {label: key for key, label in state.METHOD_LABELS.items()}
         self.method = pn.widgets.Select(label="Algorithm", options=labels, value=config.method)
         self.auto = pn.widgets.Toggle(label="auto Δ", value=config.auto_delta, color="light")
+        self.adaptive = pn.widgets.Toggle(
+            label="adaptive Δ (chosen at each phase end)",
+            value=config.adaptive_delta,
+            color="light",
+            css_classes=["frontier-adaptive"],
+        )
         self.delta_slider = StopSlider(
             label="Δ (log scale)",
             options=DELTA_STOPS,
@@ -111,18 +118,21 @@ class RunControls(Viewer):
         )
         two_way(self.method, config, "method")
         two_way(self.auto, config, "auto_delta")
+        two_way(self.adaptive, config, "adaptive_delta")
         two_way(self.backend, config, "backend")
         self._syncing = False
         self.delta_slider.param.watch(self._chose_delta, "value")
         self.delta.param.watch(self._chose_delta, "value")
         self.batch.param.watch(self._batched, "value")
-        config.param.watch(self._sync, ["delta", "batch_size", "auto_delta", "method"])
+        config.param.watch(
+            self._sync, ["delta", "batch_size", "auto_delta", "adaptive_delta", "method"]
+        )
         session.param.watch(self._sync, "runs")
         self._sync()
 
     def _chose_delta(self, event) -> None:
         if not self._syncing:
-            self.config.param.update(delta=event.new, auto_delta=False)
+            self.config.param.update(delta=event.new, auto_delta=False, adaptive_delta=False)
 
     def _batched(self, event) -> None:
         if not self._syncing:
@@ -133,7 +143,8 @@ class RunControls(Viewer):
         runs = self.session.runs
         index = self.session.configs.index(c)
         ran = runs[index].result.delta if index < len(runs) else None
-        shown = ran if c.auto_delta and ran is not None else c.delta  # the Δ that ran
+        chosen = c.auto_delta or c.adaptive_delta
+        shown = ran if chosen and ran is not None else c.delta  # the (first) Δ that ran
         self._syncing = True  # moving the sliders to match is not a user's choice
         try:
             self.delta.value = shown
@@ -142,7 +153,7 @@ class RunControls(Viewer):
         finally:
             self._syncing = False
         uses_delta = engine.METHODS[c.method].uses_delta
-        for w in (self.auto, self.delta_slider, self.delta):
+        for w in (self.auto, self.adaptive, self.delta_slider, self.delta):
             w.disabled = not uses_delta
         self.batch.disabled = not engine.METHODS[c.method].iterative
         if self.session.loaded is not None:
@@ -152,6 +163,7 @@ class RunControls(Viewer):
         return pn.Column(
             self.method,
             pn.Row(self.auto, self.delta),
+            self.adaptive,
             self.delta_slider,
             self.batch,
             self.backend,

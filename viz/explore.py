@@ -27,6 +27,7 @@ from panel.viewable import Viewer
 
 import engine
 from engine import FrontierError, ParameterError, experiments, plots
+from engine.adaptive import AdaptiveDelta
 
 from ._page import every
 from .charts import TextPane
@@ -194,7 +195,7 @@ class Explorer(param.Parameterized):
             graph, study=kind, network=loaded.choice.network, source=int(ids[s.source]),
             target=None if s.target is None or kind == "ranks" else int(ids[s.target]),
             target_rank=self.rank if kind == "sweep" else None, backend=config.backend,
-            methods=[self.method], deltas=[d for _, d in deltas],
+            methods=[self.method], deltas=experiments.delta_values(deltas),
             delta_specs=[spec for spec, _ in deltas], batches=batches, repeat=self.repeat,
             started=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         )  # fmt: skip
@@ -256,14 +257,21 @@ class Explorer(param.Parameterized):
         study, s = self.study, self.session
         if study is None or study.kind != "sweep":
             return s.fail(ParameterError("run a sweep first, then click one of its cells"))
-        wanted = Settings(
-            study.method, "auto" if delta_spec == "auto" else dict(study.deltas)[delta_spec],
-            batch, study.backend,
-        )  # fmt: skip
+        delta = dict(study.deltas)[delta_spec]
+        if delta_spec in ("auto", "adaptive"):
+            delta = delta_spec
+        elif isinstance(delta, AdaptiveDelta):
+            msg = (
+                f"the player's adaptive Δ keeps its default bounds; {delta_spec} opens only "
+                "from the CLI (frontier animate --delta)"
+            )
+            return s.fail(ParameterError(msg))
+        wanted = Settings(study.method, delta, batch, study.backend)
         values = dict(method=wanted.method, batch_size=batch, backend=wanted.backend,
-                      auto_delta=wanted.delta == "auto")  # fmt: skip
-        if wanted.delta != "auto":
-            values["delta"] = wanted.delta
+                      auto_delta=delta in ("auto", "adaptive"),
+                      adaptive_delta=delta == "adaptive")  # fmt: skip
+        if isinstance(delta, int):
+            values["delta"] = delta
         s.configs[side].param.update(**values)  # B runs only once the comparison is on
         if side == 1 and not s.compare:
             s.compare = True
@@ -342,7 +350,9 @@ class ExploreView(Viewer):
         super().__init__(**params)
         self.explorer = e = explorer
         self.method = pn.widgets.Select(label="Algorithm", options=METHODS, value=e.method)
-        self.deltas = pn.widgets.TextInput(label="Δ list (integers, auto, x4 ...)", value=e.deltas)
+        self.deltas = pn.widgets.TextInput(
+            label="Δ list (integers, auto, x4, adaptive ...)", value=e.deltas
+        )
         self.batches = pn.widgets.TextInput(label="Batch list", value=e.batches)
         self.repeat = pn.widgets.Select(
             label="Searches per cell", options=list(REPEATS), value=e.repeat
@@ -437,7 +447,9 @@ class ExploreView(Viewer):
         self._on_rows()
 
     @staticmethod
-    def _delta_label(spec: str, delta: int) -> str:
+    def _delta_label(spec: str, delta: int | AdaptiveDelta) -> str:
+        if isinstance(delta, AdaptiveDelta):
+            return delta.describe()
         return f"{delta:,}" if spec.isdigit() else f"{spec} = {delta:,}"
 
     def _on_rows(self, *_events) -> None:

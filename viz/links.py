@@ -45,7 +45,7 @@ def query_of(session: Session) -> dict[str, str]:
     for prefix, c in zip(("", "b_"), configs, strict=False):
         q |= {
             f"{prefix}method": c.method,
-            f"{prefix}delta": "auto" if c.auto_delta else str(c.delta),
+            f"{prefix}delta": str(c.settings().delta),
             f"{prefix}batch": str(c.batch_size),
             f"{prefix}backend": c.backend,
         }
@@ -88,9 +88,10 @@ def _config(args: dict, prefix: str, config) -> dict:
         method=_pick(args, f"{prefix}method", list(METHOD_LABELS), config.method),
         batch_size=_number(args, f"{prefix}batch", config.batch_size),
         backend=_pick(args, f"{prefix}backend", list(engine.methods.BACKENDS), config.backend),
-        auto_delta=delta == "auto",
+        auto_delta=delta in ("auto", "adaptive"),
+        adaptive_delta=delta == "adaptive",
     )
-    if delta != "auto":
+    if delta not in ("auto", "adaptive"):
         values["delta"] = _number(args, f"{prefix}delta", config.delta)
     return values
 

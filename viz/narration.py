@@ -58,19 +58,25 @@ def caption(run: Run, frame: int) -> str:
     ]
     if now.phase > before.phase and result.delta is not None:
         rise = style.weight_text(now.threshold, kind)
-        multiple = now.threshold / result.delta
-        bucket = before.settled_below // result.delta
         if delta_stepping:
+            band = (
+                f"Bucket {before.settled_below // before.delta:,}"
+                if result.adaptive is None
+                else "The band"
+            )
             parts.append(
-                f"Bucket {bucket:,} is empty of light work, so its heavy arcs are relaxed once "
-                f"and phase {before.phase:,} ends."
+                f"{band} is empty of light work, so its heavy arcs are relaxed once and phase "
+                f"{before.phase:,} ends."
             )
         else:
             parts.append(f"The near set is empty, so phase {before.phase:,} ends.")
+        if result.adaptive is None:
+            rise = f"{now.threshold / result.delta:,.4g}·Δ = {rise}"
+        else:
+            parts.append(_adapted(before, now, kind))
         parts.append(
-            f"The threshold rises to {multiple:,.4g}·Δ = {rise}; {_n(neared, 'node')} left the "
-            f"far pile for the near set, and {_n(settled, 'node')} "
-            f"{'is' if settled == 1 else 'are'} now settled."
+            f"The threshold rises to {rise}; {_n(neared, 'node')} left the far pile for the "
+            f"near set, and {_n(settled, 'node')} {'is' if settled == 1 else 'are'} now settled."
         )
     elif result.delta is None:
         parts.append(f"Bellman-Ford has no threshold: {_n(now.near, 'node')} will relax next.")
@@ -90,6 +96,17 @@ def caption(run: Run, frame: int) -> str:
             "is final."
         )
     return " ".join(parts)
+
+
+def _adapted(before, now, kind: str) -> str:
+    """How the adaptive Δ answered the phase that just ended (`engine.adaptive`)."""
+    was, new = style.weight_text(before.delta, kind), style.weight_text(now.delta, kind)
+    waste = _n(now.last_waste, "re-improvement")
+    if now.delta > before.delta:
+        return f"It wasted little ({waste}), so the adaptive Δ widens from {was} to {new}."
+    if now.delta < before.delta:
+        return f"It wasted work ({waste}), so the adaptive Δ narrows from {was} to {new}."
+    return f"The adaptive Δ stays {new} ({waste} in that phase)."
 
 
 class Caption(RunView):

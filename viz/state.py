@@ -361,12 +361,13 @@ class Run:
         return np.minimum(rec.relax_counts(self._frame(frame)), 4).astype(np.uint8)
 
     def readout(self, frame: int) -> dict[str, int]:
-        """Counts shown for ``frame``: iteration, phase, near, far, settled, lo, hi."""
+        """Counts shown for ``frame``: iteration, phase, near, far, settled, lo, hi, Δ."""
         rec = self.result.recording
         if rec is None:
             c = self.result.counters
             settled = int(np.count_nonzero(self.states(frame)))
-            return dict(iteration=c.iterations, phase=0, near=0, far=0, settled=settled, lo=0, hi=0)
+            return dict(iteration=c.iterations, phase=0, near=0, far=0, settled=settled, lo=0, hi=0,
+                        delta=self.result.delta or 0)  # fmt: skip
         s = rec.snapshot(self._frame(frame))
         return dict(
             iteration=s.iteration,
@@ -376,6 +377,7 @@ class Run:
             settled=s.settled,
             lo=s.settled_below,
             hi=s.threshold,
+            delta=s.delta,
         )
 
     def route_visible(self, frame: int) -> bool:
@@ -389,7 +391,7 @@ class Run:
         return 0 <= at <= self._frame(frame)
 
     def chart_columns(self) -> dict[str, np.ndarray]:
-        """Per-frame series for the charts: frame, near, far, settled, edges relaxed."""
+        """Per-frame series for the charts: frame, near, far, settled, edges relaxed, Δ."""
         rec = self.result.recording
         if rec is None:
             c = self.result.counters
@@ -401,6 +403,7 @@ class Run:
                 far=one(0),
                 settled=one(settled),
                 edges=one(c.edges_relaxed),
+                delta=one(self.result.delta or 0),
             )
         f = rec.frames
         col = {name: f[:, k] for k, name in enumerate(FRAME_FIELDS)}
@@ -410,6 +413,7 @@ class Run:
             far=col["reached"] - col["neared"],
             settled=col["settled"],
             edges=col["edges_relaxed"],
+            delta=col["delta"],
         )
 
     def phase_starts(self) -> np.ndarray:
@@ -433,6 +437,9 @@ class RunConfig(param.Parameterized):
     method = param.Selector(default="near_far", objects=list(METHOD_LABELS))
     auto_delta = param.Boolean(default=True, doc="Use Davidson's heuristic Δ = c·w̄/d̄")
     delta = param.Integer(default=4096, doc="Δ when auto_delta is off")
+    adaptive_delta = param.Boolean(
+        default=False, doc="Δ chosen anew at each phase end (engine.adaptive); wins over the rest"
+    )
     batch_size = param.Integer(default=engine.search.DEFAULT_BATCH)
     backend = param.Selector(default="auto", objects=list(engine.methods.BACKENDS))
 
@@ -442,6 +449,8 @@ class RunConfig(param.Parameterized):
 
     def settings(self) -> Settings:
         delta = "auto" if self.auto_delta else self.delta
+        if self.adaptive_delta and engine.METHODS[self.method].uses_delta:
+            delta = "adaptive"
         return Settings(self.method, delta, self.batch_size, self.backend)
 
     def remember(self) -> None:
@@ -523,13 +532,17 @@ class Session(param.Parameterized):
             raise DashboardError(msg)
         config = self.configs[0]
         delta = result.delta if result.delta is not None else config.delta
-        values = dict(method=result.method, auto_delta=False, delta=delta,
-                      batch_size=result.batch_size, backend="auto")  # fmt: skip
+        adaptive = result.adaptive is not None
+        values = dict(method=result.method, auto_delta=adaptive, delta=delta,
+                      adaptive_delta=adaptive, batch_size=result.batch_size,
+                      backend="auto")  # fmt: skip
         source, target = result.source, result.target
         route = np.zeros(0, dtype=np.int64)
         if target is not None:
             route = np.asarray(result.path_to(target), dtype=np.int64)
-        settings = Settings(result.method, delta, result.batch_size, "auto")
+        settings = Settings(
+            result.method, "adaptive" if adaptive else delta, result.batch_size, "auto"
+        )
         reference = self._reference(loaded, source, target)
         run = Run(settings, result, reference, route, route_cost(loaded, route))
         self._runs[(loaded.choice, source, target, settings)] = run

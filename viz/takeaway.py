@@ -35,7 +35,7 @@ _MAP_ONLY = (".gif", ".mp4", ".png")
 def file_name(session: Session, run: Run, suffix: str) -> str:
     """``frontier-GRAPH-METHOD-dDELTA-bBATCH[-fFRAME].SUFFIX``, in safe characters."""
     r = run.result
-    delta = "inf" if r.delta is None else r.delta
+    delta = "inf" if r.delta is None else "adaptive" if r.adaptive is not None else r.delta
     name = f"frontier-{file_stem(r.graph.name)}-{r.method}-d{delta}-b{r.batch_size}"
     if suffix == ".png":
         name += f"-f{session.frame}"

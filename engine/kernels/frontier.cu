@@ -58,12 +58,19 @@ enum {
     C_SETTLED,      // recording: nodes settled
     C_QUEUED,       // near entries taken from the rings (asynchronous Near-Far)
     C_LOGGED,       // recording: entries in the relax log (may exceed its capacity)
-    C_SLOTS = 32
+    C_DELTA,        // the current band's Delta (an adaptive Delta changes it at phase ends)
+    C_ENTRIES0,     // near entries relaxed in the current phase (C_ENTRIES0 + phase % 2 in
+    C_ENTRIES1,     // the asynchronous kernel, C_ENTRIES0 between batches)
+    C_AGAIN,        // re-improvements: improving relaxations of a node already near
+    C_AGAIN_MARK,   // C_AGAIN at the last phase end (the last phase's waste is the difference)
+    C_LENTRIES,     // near entries relaxed in the last finished phase
+    C_LWASTE,       // re-improvements in the last finished phase (the Delta rule's input)
+    C_SLOTS = 40
 };
 
 // Frame table columns; must match engine/recording.py FRAME_FIELDS.
 enum { F_ITER = 0, F_PHASE, F_LO, F_HI, F_FRONTIER, F_PILE, F_EDGES, F_IMPROVED,
-       F_REACHED, F_NEARED, F_SETTLED, F_RELAXED, F_FIELDS };
+       F_REACHED, F_NEARED, F_SETTLED, F_RELAXED, F_DELTA, F_LENTRIES, F_LWASTE, F_FIELDS };
 
 #define BUCKET_BINS 256
 
@@ -140,7 +147,8 @@ struct Search {
     long long* frames;    // batch x F_FIELDS, or null
     long long* buckets;   // batch x BUCKET_BINS, or null
     long long n;
-    D delta;
+    D delta_low, delta_high;  // the Delta rule's bounds (equal: a fixed Delta)
+    long long phase_cost;     // the rule's cost of a phase end, in near entries
     long long target;     // -1 for none
     int light_heavy;
     int lanes_log2;       // each frontier node's arcs are shared by 2^lanes_log2 threads
@@ -267,12 +275,27 @@ __device__ __forceinline__ void warp_add(u64* slot, u64 value) {
     if (((threadIdx.x & 31) == (unsigned)(__ffs(active) - 1)) && sum) atomicAdd(slot, (u64)sum);
 }
 
+// A thread's improving relaxations: all of them, and those of a node that was near already
+// (re-improvements: the adaptive Delta rule's waste).
+struct Gains {
+    unsigned all = 0, again = 0;
+};
+
 // Move this thread's arc counters into the control block (once per batch, or per iteration
 // when recording, whose frame rows read them).
-__device__ __forceinline__ void add_counters(u64* ctl, unsigned& edges, unsigned& improved) {
+__device__ __forceinline__ void add_counters(u64* ctl, unsigned& edges, Gains& improved) {
     warp_add(&ctl[C_EDGES], edges);
-    warp_add(&ctl[C_IMPROVED], improved);
-    edges = improved = 0;
+    warp_add(&ctl[C_IMPROVED], improved.all);
+    edges = improved.all = 0;
+}
+
+// Move this thread's re-improvements into the control block: at kernel ends, and at phase
+// ends where the Delta rule or a frame row reads them. Not per iteration, nor per phase of a
+// fixed, unrecorded Delta: every warp's atomic on one address at each phase end cost
+// Near-Far 6 % on PACE NE (bench/NOTES.md).
+__device__ __forceinline__ void add_again(u64* ctl, Gains& improved) {
+    warp_add(&ctl[C_AGAIN], improved.again);
+    improved.again = 0;
 }
 
 // Append v to list at a slot taken from *count (global or shared): one atomic for all the
@@ -454,14 +477,15 @@ __device__ __forceinline__ void enter_band(const Search<D>& s, int v, int it) {
 // the far pile.
 template <typename D, bool CL, bool ASYNC = false>
 __device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D hi, int it,
-                                      const Out& o, unsigned& improved) {
+                                      const Out& o, Gains& improved) {
     const int4 a = __ldg(reinterpret_cast<const int4*>(&s.arcs[k]));  // head, weight, range
     const int v = a.x;
     // Never wraps: graph.distance_dtype picks D from the largest d(u) + w a search can form.
     const D nd = (D)(du + (D)(unsigned)a.y);
     D old = atomicMin(&s.dist[v], nd);
     if (nd >= old) return;
-    ++improved;
+    ++improved.all;
+    if (old < hi) ++improved.again;
     if (s.reached_at && old == inf_of<D>()) {
         s.reached_at[v] = it;
         atomicAdd(&s.ctl[C_REACHED], 1ull);
@@ -484,7 +508,7 @@ __device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D h
 template <typename D, bool CL, bool ASYNC = false>
 __device__ __forceinline__ void relax_entry(const Search<D>& s, const Entry& e, int lane, D hi,
                                             int it, const Out& o, unsigned& edges,
-                                            unsigned& improved) {
+                                            Gains& improved) {
     if (e.start + lane >= e.end) return;
     const D du = __ldcg(&s.dist[e.v]);
     if (lane == 0) {
@@ -503,7 +527,7 @@ __device__ __forceinline__ void relax_entry(const Search<D>& s, const Entry& e, 
 template <typename D, bool CL>
 __device__ void advance(const Search<D>& s, int p, const Entry* list, long long count, D hi,
                         int it, const Out& o, long long tid, long long nthreads,
-                        unsigned& edges, unsigned& improved) {
+                        unsigned& edges, Gains& improved) {
     const int lane = (int)(tid & ((1 << s.lanes_log2) - 1));
     for (long long i = tid >> s.lanes_log2; i < count; i += nthreads >> s.lanes_log2)
         relax_entry<D, CL>(s, entry_at<D, CL>(s, p, list, i), lane, hi, it, o, edges, improved);
@@ -513,7 +537,7 @@ __device__ void advance(const Search<D>& s, int p, const Entry* list, long long 
 template <typename D, bool CL>
 __device__ void advance_heavy(const Search<D>& s, const int* band, long long count, D hi,
                               int it, const Out& o, long long tid, long long nthreads,
-                              unsigned& edges, unsigned& improved) {
+                              unsigned& edges, Gains& improved) {
     for (long long i = tid; i < count; i += nthreads) {
         const int u = __ldcg(&band[i]);
         const long long a = s.light_end[u], b = s.indptr[u + 1];
@@ -574,17 +598,40 @@ __device__ void far_min(const Search<D>& s, const Pile& pile, D hi, long long ti
     if ((threadIdx.x & 31) == 0 && local != inf_of<D>()) atomicMin((D*)&s.ctl[C_PMIN], local);
 }
 
-// After far_min and a barrier: 1 when the far pile is empty, 2 when the target is settled,
-// else 0 and the next band [new_lo, new_hi), the Δ-aligned one holding the smallest far
-// distance.
+// The Delta rule (engine/adaptive.py says why): the next phase's Delta after one of width
+// `delta` that re-improved `waste` near nodes, Delta times sqrt(phase_cost / waste) with the factor in [1/2, 2] (in 256ths), within the bounds.
+// Equal bounds keep a fixed Delta. Every thread computes it from the same inputs, in the
+// same integer arithmetic as AdaptiveDelta.next.
 template <typename D>
-__device__ __forceinline__ int next_band(const Search<D>& s, D hi, D& new_lo, D& new_hi) {
+__device__ __forceinline__ D next_delta(const Search<D>& s, D delta, long long waste) {
+    if (waste < 1) waste = 1;
+    long long ratio = s.phase_cost * 65536 / waste;
+    if (ratio > 512 * 512) ratio = 512 * 512;
+    unsigned long long step = 0;  // floor(sqrt(ratio)), at most 512
+    for (unsigned long long bit = 512; bit; bit >>= 1)
+        if ((step + bit) * (step + bit) <= (unsigned long long)ratio) step += bit;
+    if (step < 128) step = 128;
+    const unsigned long long d = (unsigned long long)delta;
+    unsigned long long grown = d < (1ull << 54) ? d * step / 256 : d / 256 * step;
+    if (grown < (unsigned long long)s.delta_low) grown = (unsigned long long)s.delta_low;
+    if (grown > (unsigned long long)s.delta_high) grown = (unsigned long long)s.delta_high;
+    return (D)grown;
+}
+
+// After far_min and a barrier: 1 when the far pile is empty, 2 when the target is settled,
+// else 0 and the next band [new_lo, new_hi): the Delta-aligned one holding the smallest far
+// distance, from hi on (below hi all is settled; an adaptive Delta may have grown past the
+// last band's alignment).
+template <typename D>
+__device__ __forceinline__ int next_band(const Search<D>& s, D hi, D delta, D& new_lo,
+                                         D& new_hi) {
     const D INF = inf_of<D>();
     const D pmin = *(volatile D*)&s.ctl[C_PMIN];
     if (s.target >= 0 && __ldcg(&s.dist[s.target]) < hi) return 2;
     if (pmin == INF) return 1;
-    new_lo = (pmin / s.delta) * s.delta;
-    new_hi = (new_lo > INF - s.delta) ? INF : (D)(new_lo + s.delta);
+    const D aligned = (pmin / delta) * delta;
+    new_lo = aligned > hi ? aligned : hi;
+    new_hi = (aligned > INF - delta) ? INF : (D)(aligned + delta);
     return 0;
 }
 
@@ -620,13 +667,14 @@ __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int 
         Entry *front0, Entry *front1, int *pile0, int *pile1, long long pile_cap, int *band, \
         int *mark, int *reached_at, int *near_at, int *settled_at, int *relax_log,           \
         long long log_cap, u64 *ctl,                                                         \
-        long long *frames, long long *buckets, long long n, D delta, long long target,       \
+        long long *frames, long long *buckets, long long n, D delta_low, D delta_high,       \
+        long long phase_cost, long long target,                                              \
         int light_heavy, int lanes_log2, int batch, long long leave_below,                   \
         long long leave_above, int qcap, int fcap
 #define KERNEL_ARGS                                                                          \
     indptr, light_end, arcs, dist, front0, front1, pile0, pile1, pile_cap, band, mark,       \
-        reached_at, near_at, settled_at, relax_log, log_cap, ctl, frames, buckets, n, delta, \
-        target,                                                                              \
+        reached_at, near_at, settled_at, relax_log, log_cap, ctl, frames, buckets, n,        \
+        delta_low, delta_high, phase_cost, target,                                           \
         light_heavy, lanes_log2, batch, leave_below, leave_above, qcap, fcap
 
 // Up to `batch` iterations, ending early once the frontier size is below `leave_below` or
@@ -643,7 +691,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 band, mark, REC ? reached_at : nullptr, near_at, REC ? settled_at : nullptr,
                 REC ? relax_log : nullptr, log_cap,
                 ctl, REC ? frames : nullptr, REC ? buckets : nullptr,
-                n, delta, target, light_heavy, lanes_log2,
+                n, delta_low, delta_high, phase_cost, target, light_heavy, lanes_log2,
                 reinterpret_cast<ClusterShared*>(dynamic_shared), nullptr, 0,
                 (unsigned)min(qcap, QCAP), (unsigned)min(fcap, FCAP)};
     // At cluster scope the grid is one cluster, so grid ranks are cluster ranks.
@@ -660,6 +708,10 @@ __device__ void search_batch(KERNEL_PARAMS) {
     int ppar = (int)vload(&ctl[C_PPAR]);
     D lo = (D)vload(&ctl[C_LO]);
     D hi = (D)vload(&ctl[C_HI]);
+    D delta = (D)vload(&ctl[C_DELTA]);
+    long long entries = (long long)vload(&ctl[C_ENTRIES0]);  // of this phase
+    long long again_mark = (long long)vload(&ctl[C_AGAIN_MARK]);
+    const bool adapts = s.delta_low != s.delta_high;
     // The frontier starts in global memory, whichever scope made it.
     long long global = (long long)vload(&ctl[C_CNT0 + it % 3]);
     long long count = global;
@@ -677,12 +729,14 @@ __device__ void search_batch(KERNEL_PARAMS) {
         scope_sync<CL>();  // before any block sends to this one
     }
     int done = 0;
-    unsigned edges = 0, improved = 0;  // this thread's, moved by add_counters
+    unsigned edges = 0;  // this thread's, moved by add_counters
+    Gains improved;
     Rounds rounds;
 
     for (int b = 0; b < batch && !done; ++b) {
         ++it;
         const long long relaxed = count;
+        entries += relaxed;
         Out o{fpar ^ 1, &ctl[C_CNT0 + it % 3], s.front[fpar ^ 1], &ctl[C_PILE0 + ppar],
               s.pile[ppar]};
         const int epoch = 3 * it;  // +1: compaction dedup; +2: bucket histogram dedup
@@ -714,6 +768,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 advance_heavy<D, CL>(s, s.band + band_lo, band_hi - band_lo, hi, it, o, tid,
                                      nthreads, edges, improved);
             if (recording) add_counters(ctl, edges, improved);
+            if (recording || adapts) add_again(ctl, improved);  // read after the barrier
             if constexpr (CL) flush_far(s, o, s.sh->far, &s.sh->fn, 1);
             if (s.light_heavy || CL) scope_sync<CL>();
             if (s.settled_at)
@@ -722,9 +777,18 @@ __device__ void search_batch(KERNEL_PARAMS) {
             const Pile pile = far_pile(s, ppar);
             far_min(s, pile, hi, tid, nthreads);
             scope_sync<CL>();
+            const long long again = (long long)vload(&ctl[C_AGAIN]);
+            if (tid == 0) {
+                ctl[C_LENTRIES] = (u64)entries;
+                ctl[C_LWASTE] = (u64)(again - again_mark);
+            }
+            const D next = next_delta(s, delta, again - again_mark);
+            entries = 0;
+            again_mark = again;
             D new_lo, new_hi;
-            done = next_band(s, hi, new_lo, new_hi);
+            done = next_band(s, hi, next, new_lo, new_hi);
             if (!done) {
+                delta = next;
                 compact<D, CL>(s, o, pile, ppar, hi, new_hi, epoch + 1, it, tid, nthreads);
                 count = exchange<D, CL>(s, o, fpar, global, min_fill, rounds);
                 // Only thread 0 writes these, and nothing reads them before the next phase
@@ -765,6 +829,9 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 f[F_NEARED] = (long long)vload(&ctl[C_NEARED]);
                 f[F_SETTLED] = (long long)vload(&ctl[C_SETTLED]);
                 f[F_RELAXED] = (long long)vload(&ctl[C_LOGGED]);
+                f[F_DELTA] = frame_threshold(delta);
+                f[F_LENTRIES] = (long long)vload(&ctl[C_LENTRIES]);
+                f[F_LWASTE] = (long long)vload(&ctl[C_LWASTE]);
             }
             if (s.buckets) {
                 // Delta-stepping: size of each bucket ahead, from the band and the pile.
@@ -780,7 +847,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
                     D d = __ldcg(&s.dist[v]);
                     if (d < hi || d == INF) continue;
                     if (atomicExch(&s.mark[v], epoch + 2) == epoch + 2) continue;
-                    long long off = (long long)(d / s.delta) - (long long)(lo / s.delta);
+                    long long off = (long long)(d / delta) - (long long)(lo / delta);
                     if (off > BUCKET_BINS - 1) off = BUCKET_BINS - 1;
                     atomicAdd((u64*)&bins[off], 1ull);
                 }
@@ -794,6 +861,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
     }
 
     add_counters(ctl, edges, improved);
+    add_again(ctl, improved);
     if constexpr (CL)
         if (!done) {
             Out o{fpar, &ctl[C_CNT0 + it % 3], s.front[fpar], &ctl[C_PILE0 + ppar],
@@ -806,6 +874,9 @@ __device__ void search_batch(KERNEL_PARAMS) {
         ctl[C_PPAR] = ppar;
         ctl[C_LO] = done ? hi : lo;
         ctl[C_HI] = hi;
+        ctl[C_DELTA] = delta;
+        ctl[C_ENTRIES0] = (u64)entries;
+        ctl[C_AGAIN_MARK] = (u64)again_mark;
         ctl[C_DONE] = done;
         if (done == 1) ctl[C_PILE0 + ppar] = 0;
     }
@@ -819,7 +890,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
 // nothing can refill it: the block is done with the phase.
 template <typename D>
 __device__ void drain(const Search<D>& s, D hi, const Out& o, unsigned& edges,
-                      unsigned& improved, unsigned& taken) {
+                      Gains& improved, unsigned& taken) {
     AsyncShared* r = s.ring;
     const unsigned lane = threadIdx.x & 31, lanes = 1u << s.lanes_log2, groups = 32u / lanes;
     const unsigned group = lane / lanes, sub = lane % lanes;
@@ -883,7 +954,8 @@ __device__ void search_async(KERNEL_PARAMS) {
     AsyncShared* r = reinterpret_cast<AsyncShared*>(dynamic_shared);
     Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
                 band, mark, nullptr, nullptr, nullptr, nullptr, 0, ctl, nullptr, nullptr,
-                n, delta, target, 0, lanes_log2, nullptr, r, blockIdx.x,
+                n, delta_low, delta_high, phase_cost, target, 0, lanes_log2,
+                nullptr, r, blockIdx.x,
                 (unsigned)min(qcap, RCAP), (unsigned)min(fcap, FCAP)};
     cg::cluster_group cluster = cg::this_cluster();
     const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -897,6 +969,7 @@ __device__ void search_async(KERNEL_PARAMS) {
     int ppar = (int)vload(&ctl[C_PPAR]);
     D lo = (D)vload(&ctl[C_LO]);
     D hi = (D)vload(&ctl[C_HI]);
+    D delta = (D)vload(&ctl[C_DELTA]);
     Out o{0, &ctl[C_CNT0 + it % 3], s.front[fpar], &ctl[C_PILE0 + ppar], s.pile[ppar]};
     const long long listed = (long long)vload(o.next_count);
     if (threadIdx.x == 0) r->head = r->tail = r->done = r->fn = 0;
@@ -906,18 +979,36 @@ __device__ void search_async(KERNEL_PARAMS) {
         push_near<D, true, true>(s, o, load_entry(&o.next[k]));
     __syncthreads();
 
-    int done = 0;
-    unsigned edges = 0, improved = 0, taken = 0;
-    for (int phase = 1;; ++phase) {
+    int done = 0, phase = 1;
+    unsigned edges = 0, taken = 0, counted = 0;
+    Gains improved;
+    long long again_mark = (long long)vload(&ctl[C_AGAIN_MARK]);
+    const bool adapts = s.delta_low != s.delta_high;
+    // This phase's near entries add up in C_ENTRIES0 + phase % 2; the other slot is zeroed
+    // for the next phase once every thread has read it (one barrier later).
+    for (;; ++phase) {
         drain(s, hi, o, edges, improved, taken);
+        u64* entries_slot = &ctl[C_ENTRIES0 + (phase & 1)];
+        if ((threadIdx.x & 31) == 0 && taken != counted) atomicAdd(entries_slot, taken - counted);
+        counted = taken;
+        if (adapts) add_again(ctl, improved);  // the rule reads C_AGAIN after the barrier
         flush_far(s, o, r->far, &r->fn, 1);
         cluster.sync();
         if ((long long)vload(o.next_count) > listed) break;  // a ring was full: hand over
+        const long long entries = (long long)vload(entries_slot);
+        const long long again = (long long)vload(&ctl[C_AGAIN]);
+        if (tid == 0) ctl[C_ENTRIES0 + ((phase + 1) & 1)] = 0;
         const Pile pile = far_pile(s, ppar);
         far_min(s, pile, hi, tid, nthreads);
         cluster.sync();
+        const D next = next_delta(s, delta, again - again_mark);
         D new_lo, new_hi;
-        done = next_band(s, hi, new_lo, new_hi);
+        done = next_band(s, hi, next, new_lo, new_hi);
+        if (tid == 0) {
+            ctl[C_LENTRIES] = (u64)entries;
+            ctl[C_LWASTE] = (u64)(again - again_mark);
+        }
+        again_mark = again;
         if (done) break;
         // Marks of the synchronous kernel's compactions are positive: these never match.
         compact<D, true, true>(s, o, pile, ppar, hi, new_hi, -phase, it, dealt, nthreads);
@@ -934,13 +1025,19 @@ __device__ void search_async(KERNEL_PARAMS) {
         o.pile = s.pile[ppar];
         lo = new_lo;
         hi = new_hi;
+        delta = next;
     }
     add_counters(ctl, edges, improved);
+    add_again(ctl, improved);
     if ((threadIdx.x & 31) == 0 && taken) atomicAdd(&ctl[C_QUEUED], (u64)taken);
     if (tid == 0) {
         ctl[C_PPAR] = ppar;
         ctl[C_LO] = done ? hi : lo;
         ctl[C_HI] = hi;
+        ctl[C_DELTA] = delta;
+        // A handover: the synchronous batches go on counting this phase's entries.
+        ctl[C_ENTRIES0] = vload(&ctl[C_ENTRIES0 + (phase & 1)]);
+        ctl[C_AGAIN_MARK] = (u64)again_mark;
         ctl[C_DONE] = done;
         if (done == 1) ctl[C_PILE0 + ppar] = 0;
     }
