@@ -2,6 +2,7 @@
 links open graphs through it."""
 
 import asyncio
+import dataclasses
 import threading
 import time
 
@@ -9,9 +10,10 @@ import pytest
 
 from engine import synthetic
 from viz import loading, state
-from viz.links import open_link
+from viz.controls import GraphControls
+from viz.links import apply_query, open_link, query_of
 from viz.loading import Loader, LoadProgress
-from viz.state import GraphChoice
+from viz.state import GraphChoice, Session
 
 
 @pytest.fixture
@@ -118,3 +120,40 @@ def test_a_link_opens_its_graph_through_the_loader(session, town):
     assert session.loaded.choice.spec == str(town) and session.source == node
     asyncio.run(open_link(session, loader, {"graph": [b"/etc/passwd"]}))
     assert "only files under" in session.error and session.loaded.choice.spec == str(town)
+
+
+def test_coordinates_come_from_a_second_file_typed_uploaded_or_linked(session, town, tmp_path):
+    maps = tmp_path / "maps"
+    maps.mkdir()
+    moved = maps / "town-points.co"
+    town.with_suffix(".co").rename(moved)
+    controls = GraphControls(session)
+    controls.source.value = "path"
+    assert controls.coords.visible and not controls.coords_upload.visible
+    controls.text.value = str(town)
+    assert session.load_graph(controls._choice()), session.error
+    assert session.loaded.geometry is None  # no .co beside it any more: charts only
+    controls.coords.value = str(moved)
+    choice = controls._choice()
+    assert choice.coords == str(moved.resolve())
+    assert session.load_graph(choice), session.error
+    assert session.loaded.geometry is not None
+    query = query_of(session)
+    assert query["coords"] == choice.coords
+    other = Session()
+    assert other.load_graph(GraphChoice()) and apply_query(other, query), other.error
+    assert other.loaded.choice == choice and other.loaded.geometry is not None
+    before = session.loaded
+    short = maps / "short.co"
+    short.write_text("p aux sp co 3\nv 1 8000000 47000000\n")
+    assert not session.load_graph(dataclasses.replace(choice, coords=str(short)))
+    assert "coordinates for 3 nodes" in session.error and session.loaded is before
+    controls.coords.value = "/etc/hosts"
+    with pytest.raises(state.DashboardError, match="only files under"):
+        controls._choice()
+    controls.source.value = "upload"
+    assert controls.coords_upload.visible and not controls.coords.visible
+    controls.upload.value = {"town.gr": town.read_bytes()}
+    controls.coords_upload.value = {"town.co": moved.read_bytes()}
+    assert session.load_graph(controls._choice()), session.error
+    assert session.loaded.geometry is not None

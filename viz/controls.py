@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -184,6 +185,15 @@ class GraphControls(Viewer):
         self.upload = pn.widgets.FileDropper(
             max_file_size=f"{state.MAX_UPLOAD_MB}MB", multiple=False, visible=False
         )
+        # DIMACS/PACE: node coordinates from a second file (default: GRAPH's stem + .co).
+        self.coords = pn.widgets.TextInput(
+            label="Coordinates (.co), if not beside the graph",
+            placeholder="data/city.co",
+            css_classes=["frontier-coords"],
+        )
+        self.coords_upload = pn.widgets.FileDropper(
+            max_file_size=f"{state.MAX_UPLOAD_MB}MB", multiple=False, visible=False
+        )
         self.network = pn.widgets.Select(
             label="Network", options=list(state.NETWORKS), value=choice.network
         )
@@ -211,7 +221,8 @@ class GraphControls(Viewer):
         kind = self.source.value
         self.text.visible = kind in ("place", "path")
         self.text.placeholder = "Helsinki, Finland" if kind == "place" else "data/city.osm.pbf"
-        self.upload.visible = kind == "upload"
+        self.upload.visible = self.coords_upload.visible = kind == "upload"
+        self.coords.visible = kind == "path"
 
     def _choice(self) -> GraphChoice:
         """What the controls ask to load (a typed path is checked, an upload stored)."""
@@ -221,12 +232,12 @@ class GraphControls(Viewer):
         if kind == "place":
             return GraphChoice(f"place:{self.text.value.strip()}", **options)
         if kind == "path":
-            return GraphChoice(state.checked_path(self.text.value), **options)
+            coords = state.checked_path(self.coords.value) if self.coords.value.strip() else ""
+            return GraphChoice(state.checked_path(self.text.value), **options, coords=coords)
         if not self.upload.value:
             raise state.DashboardError("choose a file to upload first")
-        (name, data), *_ = self.upload.value.items()
-        data = data.encode() if isinstance(data, str) else data
-        return GraphChoice(state.save_upload(name, data), **options)
+        coords = _stored(self.coords_upload.value) if self.coords_upload.value else ""
+        return GraphChoice(_stored(self.upload.value), **options, coords=coords)
 
     async def _load(self, *_events) -> None:
         """Load on a worker thread (a download or a large file takes a while): the button
@@ -240,7 +251,7 @@ class GraphControls(Viewer):
 
     def _reload(self, *_events) -> None:
         current = self.session.loaded.choice
-        choice = GraphChoice(current.spec, **self._options())
+        choice = dataclasses.replace(current, **self._options())
         if choice != current:
             self.session.load_graph(choice)
 
@@ -254,12 +265,20 @@ class GraphControls(Viewer):
             self.source,
             self.text,
             self.upload,
+            self.coords,
+            self.coords_upload,
             self.network,
             self.weight,
             self.weights,
             self.load,
             sizing_mode="stretch_width",
         )
+
+
+def _stored(dropped: dict) -> str:
+    """The path where a `FileDropper`'s file is stored (under the cache, named by content)."""
+    (name, data), *_ = dropped.items()
+    return state.save_upload(name, data.encode() if isinstance(data, str) else data)
 
 
 class QueryControls(Viewer):

@@ -36,7 +36,7 @@ CONFIG_KEYS = ("method", "delta", "batch", "backend")
 def query_of(session: Session) -> dict[str, str]:
     """The session's state as query-string values."""
     choice, graph = session.loaded.choice, session.loaded.graph
-    options = dataclasses.asdict(choice)
+    options = {k: v for k, v in dataclasses.asdict(choice).items() if v != ""}  # no coords
     q = {"graph": options.pop("spec")} | options
     q["source"] = str(graph.node_ids[session.source])
     if session.target is not None:
@@ -108,15 +108,18 @@ def _node(graph: engine.CSRGraph, args: dict, key: str) -> int | None:
 
 
 def choice_of(args: dict) -> GraphChoice:
-    """The graph a link names (a file must lie under the allowed folders)."""
+    """The graph a link names (its file, and a coordinates file, must lie under the allowed
+    folders)."""
     spec = _one(args, "graph", "helsinki")
     if spec != "helsinki" and not spec.startswith("place:"):
         spec = checked_path(spec)
+    coords = _one(args, "coords", "")
     return GraphChoice(
         spec,
         network=_pick(args, "network", NETWORKS, "all"),
         weight=_pick(args, "weight", WEIGHTS, "length"),
         weights=_pick(args, "weights", DIMACS_WEIGHTS, "file"),
+        coords=checked_path(coords) if coords else "",
     )
 
 

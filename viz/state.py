@@ -98,7 +98,8 @@ def checked_path(text: str) -> str:
 
 
 def save_upload(filename: str, data: bytes) -> str:
-    """Store an uploaded graph file under the cache (named by content) and return its path."""
+    """Store an uploaded file (a graph, or a graph's coordinates) under the cache, named by
+    content, and return its path."""
     if len(data) > MAX_UPLOAD_MB * 2**20:
         msg = f"{filename} is larger than {MAX_UPLOAD_MB} MB; put it in a data folder instead"
         raise DashboardError(msg)
@@ -142,6 +143,7 @@ class GraphChoice:
     network: str = "all"
     weight: str = "length"
     weights: str = "file"  # DIMACS/PACE only
+    coords: str = ""  # DIMACS/PACE only: a .co file's path; "": the one beside the graph, if any
 
     @property
     def is_replay(self) -> bool:
@@ -157,6 +159,7 @@ class GraphChoice:
             network=self.network,
             weight=self.weight,
             weights=weights,
+            coordinates=self.coords or "auto",
             max_nodes=MAX_NODES,
             max_bytes=MAX_TEXT_MB * 2**20,
             progress=_say,
