@@ -24,11 +24,13 @@ from .search import SSSPResult
 COLORS = {
     "background": "#ffffff",
     "road": "#b4b4b4",
-    "far": "#f28e2b",
-    "near": "#8fd16a",
-    "settled": "#1a7a3c",
-    "source": "#1f4ed8",
-    "target": "#d62728",
+    # Okabe and Ito's colour-blind-safe colours: the three states stay at least 50 apart
+    # (CIEDE2000) under simulated protanopia, deuteranopia and tritanopia (tests/test_viz_style).
+    "far": "#56b4e9",
+    "near": "#e69f00",
+    "settled": "#000000",
+    "source": "#0072b2",
+    "target": "#d55e00",
     "text": "#222222",
     "muted": "#666666",
 }
@@ -170,7 +172,7 @@ class MapPainter:
     def _caption(self, draw, result: SSSPResult, frame: int) -> None:
         s = result.recording.snapshot(frame)
         method = METHODS[result.method].title
-        delta = "Δ ∞" if result.delta is None else f"Δ {result.delta:,}"
+        delta = f"Δ {result.delta_text}"
         last = len(result.recording) - 1
         lines = (
             f"{method} · {delta} · batch {result.batch_size}",

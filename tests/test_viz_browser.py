@@ -414,3 +414,41 @@ def test_a_200k_city_opens_by_link_plays_and_scrubs(server, browser, links_dir):
     wait_for(lambda: number(page, "frontier-iteration") == 0)
     wait_for(lambda: map_image(page)["nodes"] < last / 10)
     assert "Traceback" not in page.content()
+
+
+def caption_font_px(page) -> float:
+    """The caption's font size. It is drawn anew at every frame while playing, so it is found
+    and read in one script (a located element may be gone by the time it is read)."""
+    return page.evaluate(
+        """() => {
+            const find = (root) => {
+                const hit = root.querySelector(".frontier-caption");
+                if (hit) return hit;
+                for (const el of root.querySelectorAll("*"))
+                    if (el.shadowRoot) { const h = find(el.shadowRoot); if (h) return h; }
+                return null;
+            };
+            const e = find(document);
+            return e ? parseFloat(getComputedStyle(e).fontSize) : 0;
+        }"""
+    )
+
+
+def test_presentation_mode_by_link_and_button_and_esc_leaves(server, browser):
+    """Issue 20: ``?present=1`` keeps the map, the player and the caption, in large type,
+    playing; Esc brings the settings back, and the button enters the mode again."""
+    page = open_app(browser, server + "?present=1")
+    settings = page.locator(".frontier-settings").first
+    wait_for(lambda: not settings.is_visible())
+    assert not page.locator(".frontier-explore").first.is_visible()
+    assert not page.locator(".frontier-stats").first.is_visible()
+    caption = page.locator(".frontier-caption").first
+    wait_for(lambda: caption.is_visible() and caption.inner_text() != "")
+    assert caption_font_px(page) >= 20
+    wait_for(lambda: "Pause" in play_button(page).inner_text())  # it plays
+    page.locator("body").click(position={"x": 700, "y": 5})
+    page.keyboard.press("Escape")
+    wait_for(lambda: settings.is_visible())
+    assert "Pause" in play_button(page).inner_text()  # leaving does not stop the show
+    page.locator(".frontier-present-button button").first.click()
+    wait_for(lambda: not settings.is_visible())

@@ -85,3 +85,17 @@ def test_an_adaptive_delta_round_trips(session):
     assert apply_query(other, _as_panel_gives_them(query)), other.error
     assert other.configs[0].adaptive_delta and other.runs[0].settings.delta == "adaptive"
     assert query_of(other) == query
+
+
+def test_presentation_mode_round_trips_and_a_bad_value_keeps_the_view(session):
+    session.presenting(True)
+    query = query_of(session)
+    assert query["present"] == "1"
+    other = Session()
+    assert other.load_graph(GraphChoice())
+    assert apply_query(other, _as_panel_gives_them(query)), other.error
+    assert other.present and other.playing
+    runs = other.runs
+    assert not apply_query(other, {"present": "yes"})
+    assert "link: present='yes' is not one of 0, 1" in other.error
+    assert other.present and other.runs is runs

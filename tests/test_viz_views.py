@@ -11,6 +11,7 @@ from viz.cards import Legend, StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
 from viz.controls import GraphControls, Player, RunControls
+from viz.narration import Caption
 from viz.state import GraphChoice
 
 
@@ -233,3 +234,16 @@ def test_an_adaptive_delta_is_a_toggle_a_readout_and_a_chart(session):
     controls.delta_slider.value = 1024  # a chosen Δ turns both automatic choices off
     assert (config.adaptive_delta, config.auto_delta) == (False, False)
     assert session.runs[0].result.delta == 1024 and not charts._delta.visible
+
+
+def test_presentation_mode_plays_in_a_loop_in_large_type_and_esc_leaves(session):
+    player, caption = Player(session), Caption(session)
+    session.pause()
+    session.loop = False
+    player.present.clicks += 1
+    assert session.present and session.playing and session.loop
+    assert player.present.label == "Leave (Esc)"
+    assert "font-size:24px" in caption._layout.object and player.play.stylesheets
+    player.key("Escape")
+    assert not session.present and session.playing  # leaving does not stop the show
+    assert player.present.label == "Present" and "font-size" not in caption._layout.object

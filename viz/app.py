@@ -29,18 +29,20 @@ loader = Loader(session)  # graph loads run on a worker thread, with progress an
 
 
 frames = DataRange1d()  # the charts of both runs share their iteration axis
+# Presentation mode (a projector) keeps the map, the player and the caption.
+shown = session.param.present.rx.not_()
 
 
 def slot(k: int) -> pn.Column:
     """Map, readouts, stats and charts of run ``k``."""
     return pn.Column(
-        Readouts(session, k),
+        pn.Column(Readouts(session, k), visible=shown),
         MapView(session, k),
-        StatsCard(session, k),
-        ChartsView(session, k, x_range=frames),
-        visible=True if k == 0 else session.param.compare,
+        pn.Column(StatsCard(session, k), ChartsView(session, k, x_range=frames), visible=shown),
+        visible=True if k == 0 else pn.bind(lambda c, p: c and not p, session.param.compare,
+                                            session.param.present),
         sizing_mode="stretch_width",
-    )
+    )  # fmt: skip
 
 
 backend_note = pn.pane.Alert(
@@ -72,11 +74,13 @@ sidebar = pn.Column(
     TakeawayView(session),
     width=330,
     sizing_mode=None,
+    css_classes=["frontier-settings"],
+    visible=shown,
 )
 main = pn.Column(
     LoadProgress(loader),
     Player(session),
-    Legend(session),
+    pn.Column(Legend(session), visible=shown),
     Caption(session),
     pn.Card(
         pn.pane.Markdown(NOTES),
@@ -84,6 +88,7 @@ main = pn.Column(
         collapsed=True,
         css_classes=["frontier-help"],
         sizing_mode="stretch_width",
+        visible=shown,
     ),
     pn.Row(slot(0), slot(1), sizing_mode="stretch_width"),
     pn.Card(
@@ -91,6 +96,7 @@ main = pn.Column(
         title="Explore: Δ × batch sweeps and Dijkstra ranks of this query",
         css_classes=["frontier-explore"],
         sizing_mode="stretch_width",
+        visible=shown,
     ),
     sizing_mode="stretch_width",
 )

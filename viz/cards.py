@@ -71,13 +71,13 @@ class Legend(Viewer):
 
 NOTES = """
 Frontier shows a **shortest-path search** spreading through a city from the **source** (blue
-dot) to every node, or until the **target** (red square) is final. Each frame is one
+dot) to every node, or until the **target** (vermillion square) is final. Each frame is one
 iteration: every *near* node relaxes its arcs (tries to shorten its neighbours' distances).
 The caption under the player says in words what the last iteration did.
 
-**Settled** nodes (dark green) have their final distance. **Near** nodes (light green) have a
+**Settled** nodes (black) have their final distance. **Near** nodes (orange) have a
 tentative distance below the threshold phase·Δ: they are relaxed again and again until no
-distance improves. **Far** nodes (orange) were reached with a distance beyond the threshold:
+distance improves. **Far** nodes (sky blue) were reached with a distance beyond the threshold:
 they wait in the far pile. When near empties, the threshold moves up by Δ, the far pile is
 compacted and its nodes under the new threshold become near. The blue band is where the
 threshold lies as the crow flies.
@@ -93,7 +93,9 @@ frames. **Δ-stepping** uses buckets of width Δ and relaxes heavy arcs once per
 once is what Dijkstra does; every further time (yellow, orange, red) is work a wide Δ
 wastes, because the node's distance was not final yet.
 
-**Keys**: space plays and pauses, ← and → step one frame, Home goes to the first frame.
+**Keys**: space plays and pauses, ← and → step one frame, Home goes to the first frame, Esc
+leaves presentation mode (the **Present** button beside the player: map, player and caption,
+large, in a loop).
 **Explore** (below the charts) sweeps Δ and the batch size for this query; **Take away**
 (left) exports the run; the page's link reopens this view.
 """

@@ -15,7 +15,7 @@ from panel.viewable import Viewer
 
 import engine
 
-from . import state
+from . import state, style
 from ._page import every, served
 from .loading import Loader
 from .state import GraphChoice, RunConfig, Session
@@ -305,9 +305,9 @@ class QueryControls(Viewer):
 
 
 class Keys(pn.custom.JSComponent):
-    """The page's keyboard shortcuts: each press of space, ←, → or Home (outside a text box,
-    a menu or a button) is sent to ``on_key`` as a message (messages, unlike a property,
-    are never merged when keys come fast)."""
+    """The page's keyboard shortcuts: each press of space, ←, →, Home or Esc (outside a text
+    box, a menu or a button) is sent to ``on_key`` as a message (messages, unlike a
+    property, are never merged when keys come fast)."""
 
     _esm = """
     export function render({ model }) {
@@ -316,7 +316,7 @@ class Keys(pn.custom.JSComponent):
         const tag = ((origin && origin.tagName) || "").toLowerCase();
         if (["input", "textarea", "select", "button"].includes(tag)) return;
         if (origin && origin.isContentEditable) return;
-        if ([" ", "ArrowLeft", "ArrowRight", "Home"].includes(e.key)) {
+        if ([" ", "ArrowLeft", "ArrowRight", "Home", "Escape"].includes(e.key)) {
           e.preventDefault();
           model.send_msg(e.key);
         }
@@ -410,6 +410,10 @@ class Player(Viewer):
             width=90,
         )
         self.loop = pn.widgets.Checkbox(label="loop", value=session.loop, width=60)
+        self.present = pn.widgets.Button(
+            label="Present", width=150, css_classes=["frontier-present-button"]
+        )
+        self.present.on_click(_held(lambda: session.presenting(not session.present)))
         two_way(self.fps, session, "fps")
         two_way(self.loop, session, "loop")
         self.play.on_click(_held(self._toggle))
@@ -421,6 +425,7 @@ class Player(Viewer):
         self.pacer = Pacer(width=0, height=0, margin=0)
         session.param.watch(self._on_frame, ["frame", "runs"])
         session.param.watch(self._on_playing, ["playing", "fps"])
+        session.param.watch(self._on_present, "present")
         self._clock = None
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.on_session_destroyed(lambda _context: session.pause())
@@ -433,16 +438,26 @@ class Player(Viewer):
             self.session.play()
 
     def key(self, key: str) -> None:
-        """Space plays or pauses, ← and → step, Home goes to the first frame."""
+        """Space plays or pauses, ← and → step, Home goes to the first frame, Esc leaves
+        presentation mode."""
         s = self.session
         actions = {
             " ": self._toggle,
             "ArrowLeft": lambda: s.step(-1),
             "ArrowRight": lambda: s.step(1),
             "Home": lambda: s.step(-s.frame),
+            "Escape": lambda: s.presenting(False),
         }
         if key in actions:
             _held(actions[key])()
+
+    def _on_present(self, *_events) -> None:
+        on = self.session.present
+        self.present.label = "Leave (Esc)" if on else "Present"
+        for widget in (self.first, self.back, self.play, self.forward, self.fps, self.loop,
+                       self.present):  # fmt: skip
+            widget.stylesheets = [style.PRESENT_CSS] if on else []
+        self.fps.width, self.loop.width = (130, 100) if on else (90, 60)  # room for the type
 
     def _scrubbed(self, _attr, _old, new) -> None:
         if new != self.session.frame:
@@ -479,6 +494,7 @@ class Player(Viewer):
             pn.pane.Bokeh(self.scrub, sizing_mode="stretch_width"),
             self.fps,
             self.loop,
+            self.present,
             self.keys,
             self.pacer,
             sizing_mode="stretch_width",

@@ -51,6 +51,8 @@ def query_of(session: Session) -> dict[str, str]:
         }
     if session.compare:
         q["compare"] = "1"
+    if session.present:
+        q["present"] = "1"
     if session.layer != "states":
         q["layer"] = session.layer
     q["frame"] = str(session.frame)
@@ -149,6 +151,7 @@ def apply_query(session: Session, args: dict) -> bool:
         compare = _one(args, "compare", "0") == "1"
         layer = _pick(args, "layer", ("states", "work"), "states")
         frame = _number(args, "frame", 0, least=0)
+        present = _pick(args, "present", ("0", "1"), "0") == "1"
     except DashboardError as exc:
         return session.fail(exc)
     if choice != session.loaded.choice and not session.load_graph(choice):
@@ -160,13 +163,16 @@ def apply_query(session: Session, args: dict) -> bool:
         target = _node(graph, args, "target")
     except DashboardError as exc:
         return session.fail(exc)
-    return session.configure(
+    done = session.configure(
         configs=configs,
         compare=compare,
         source=session.source if source is None else source,
         target=target,
         frame=frame,
     )
+    if done and present != session.present:
+        session.presenting(present)
+    return done
 
 
 class LinkKeeper:

@@ -115,10 +115,12 @@ class Caption(RunView):
     def __init__(self, session, **params):
         super().__init__(session, 0, **params)
         self._layout = TextPane("", margin=(0, 10), sizing_mode="stretch_width")
+        self.session.param.watch(self._on_frame, "present")  # its large type
         self._follow()
 
     def _on_frame(self, *_events) -> None:
         run = self._run
         if run is not None:
             text = html.escape(caption(run, self.session.frame))
-            self._layout.object = f'<div class="frontier-caption">{text}</div>'
+            size = f' style="font-size:{style.PRESENT_PX}px"' if self.session.present else ""
+            self._layout.object = f'<div class="frontier-caption"{size}>{text}</div>'

@@ -485,6 +485,9 @@ class Session(param.Parameterized):
     playing = param.Boolean(default=False)
     fps = param.Selector(default=20, objects=list(FPS_CHOICES))
     loop = param.Boolean(default=True)
+    present = param.Boolean(
+        default=False, doc="Presentation mode: the map, the player and the caption, large"
+    )
     error = param.String(default="", doc="The last refused request, in one line")
 
     def __init__(self, *, a: RunConfig | None = None, b: RunConfig | None = None, **params):
@@ -717,6 +720,14 @@ class Session(param.Parameterized):
     def pause(self) -> None:
         self.playing = False
         self._clock = None
+
+    def presenting(self, on: bool) -> None:
+        """Enter presentation mode (it plays, in a loop) or leave it (playback goes on)."""
+        self.present = on
+        if on:
+            self.loop = True
+            if not self.playing:
+                self.play()
 
     def seek(self, frame: int) -> None:
         """Jump to ``frame`` (clamped); playback goes on from there."""

@@ -23,6 +23,15 @@ RING = COLORS["source"]
 WORK_COLORS = ("#00000000", "#9ecae1", "#fdd835", "#fb8c00", "#b71c1c")
 
 
+#: Presentation mode's type, for a projector (issue 20 asks ≥ 20 px), and a style sheet
+#: that gives it to the player's widgets.
+PRESENT_PX = 24
+PRESENT_CSS = f"""
+:host, .bk-btn, .bk-input, select, label {{ font-size: {PRESENT_PX}px !important; }}
+.bk-btn {{ height: auto !important; padding: 6px 14px !important; }}
+"""
+
+
 def weight_text(value: int, kind: str) -> str:
     """A distance in the graph's integer units as words (``1.36 km``, ``2 min 58 s``)."""
     if kind == "length":
