@@ -319,6 +319,8 @@ def test_keyboard_steps_and_the_caption_follows(server, browser):
     wait_for(lambda: number(page, "frontier-iteration") == 2)
     caption = page.locator(".frontier-caption").first
     wait_for(lambda: caption.inner_text().startswith("Iteration 2:"))
+    live = page.locator(".frontier-live[aria-live=polite]").first  # read to screen readers
+    wait_for(lambda: (live.text_content() or "").startswith("Iteration 2:"))
     delta = page.locator(".frontier-delta input").first
     assert delta.input_value().replace(",", "") == "26912"  # the auto Δ that ran
     help_ = page.locator(".frontier-help").first

@@ -5,7 +5,8 @@ import pytest
 
 import engine
 from engine.adaptive import AdaptiveDelta
-from viz.narration import caption
+from viz import narration
+from viz.narration import Caption, caption
 from viz.state import Reference, Run, Settings
 
 #: A path 0 → 1 → 2 → 3 with weights 1, 1, 10 and a shortcut 0 → 3 of 30.
@@ -64,3 +65,30 @@ def test_an_adaptive_delta_says_how_it_moved():
     texts = [caption(run, int(k)) for k in ends]
     assert all("adaptive Δ" in t and "·Δ = " not in t for t in texts)
     assert any("widens from" in t or "narrows from" in t for t in texts)
+
+
+def test_a_screen_reader_hears_the_caption_at_once_when_stepping_and_once_a_second_playing(
+    session, monkeypatch
+):
+    clock = [100.0]
+    monkeypatch.setattr(narration.time, "monotonic", lambda: clock[0])
+    view = Caption(session)
+    session.pause()
+    session.seek(3)
+
+    def spoken() -> str:
+        return view._spoken.object
+
+    assert 'aria-live="polite"' in spoken() and "Iteration 3:" in spoken()
+    session.play()
+    for frame, later in ((4, 0.0), (5, 0.5), (6, 0.6)):
+        clock[0] += later
+        session.seek(frame)
+        assert f"Iteration {frame}:" in view._layout.object  # the page shows every frame
+    assert "Iteration 6:" in spoken()  # 1.1 s after frame 3; frames 4 and 5 were not read
+    clock[0] += 0.2
+    session.seek(7)
+    assert "Iteration 6:" in spoken()
+    session.pause()
+    session.seek(8)
+    assert "Iteration 8:" in spoken()

@@ -9,6 +9,9 @@ left the far pile, the nodes settled). Distances are in the graph's units (km, m
 from __future__ import annotations
 
 import html
+import time
+
+import panel as pn
 
 import engine
 
@@ -109,12 +112,25 @@ def _adapted(before, now, kind: str) -> str:
     return f"The adaptive Δ stays {new} ({waste} in that phase)."
 
 
+#: A screen reader hears the caption at most this often while the search plays.
+SPOKEN_EVERY_S = 1.0
+#: Kept off screen, not hidden: a screen reader still reads it.
+_OFF_SCREEN = (
+    "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap"
+)
+
+
 class Caption(RunView):
-    """The caption of search A's current frame, in an element with a stable CSS class."""
+    """The caption of search A's current frame, in an element with a stable CSS class, and
+    the same words in an ``aria-live`` region for screen readers: at once for a step, at
+    most once a `SPOKEN_EVERY_S` while playing (a new caption every frame would never be
+    heard to its end)."""
 
     def __init__(self, session, **params):
         super().__init__(session, 0, **params)
         self._layout = TextPane("", margin=(0, 10), sizing_mode="stretch_width")
+        self._spoken = TextPane("", margin=0, height=0, sizing_mode="stretch_width")
+        self._spoken_at = -SPOKEN_EVERY_S
         self.session.param.watch(self._on_frame, "present")  # its large type
         self._follow()
 
@@ -124,3 +140,16 @@ class Caption(RunView):
             text = html.escape(caption(run, self.session.frame))
             size = f' style="font-size:{style.PRESENT_PX}px"' if self.session.present else ""
             self._layout.object = f'<div class="frontier-caption"{size}>{text}</div>'
+            self._speak(text)
+
+    def _speak(self, text: str, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        if self.session.playing and now - self._spoken_at < SPOKEN_EVERY_S:
+            return
+        self._spoken_at = now
+        self._spoken.object = (
+            f'<div class="frontier-live" aria-live="polite" style="{_OFF_SCREEN}">{text}</div>'
+        )
+
+    def __panel__(self):
+        return pn.Column(self._layout, self._spoken, sizing_mode="stretch_width")
