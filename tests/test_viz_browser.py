@@ -454,3 +454,14 @@ def test_presentation_mode_by_link_and_button_and_esc_leaves(server, browser):
     assert "Pause" in play_button(page).inner_text()  # leaving does not stop the show
     page.locator(".frontier-present-button button").first.click()
     wait_for(lambda: not settings.is_visible())
+
+
+def test_a_lesson_opens_by_link_and_steps(server, browser):
+    """Issue 20: ``?lesson=NAME`` opens the lesson paused at its first step; Next steps."""
+    page = open_app(browser, server + "?lesson=batch-size")
+    text = page.locator(".frontier-lesson-text").first
+    wait_for(lambda: text.is_visible() and "Step 1 of 2." in text.inner_text())
+    assert "Play" in play_button(page).inner_text()  # a lesson waits for the teacher
+    page.locator(".frontier-lesson button", has_text="Next").first.click()
+    wait_for(lambda: "Step 2 of 2." in text.inner_text() and "Host checks: A" in text.inner_text())
+    wait_for(lambda: page.locator(".frontier-stats").count() == 2)  # A and B side by side

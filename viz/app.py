@@ -13,7 +13,8 @@ from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
 from viz.controls import GraphControls, Player, QueryControls, RunControls
 from viz.explore import Explorer, ExploreView
-from viz.links import LinkKeeper, open_link
+from viz.lessons import Lessons, LessonView
+from viz.links import LinkKeeper, lesson_of, open_link
 from viz.loading import Loader, LoadProgress
 from viz.narration import Caption
 from viz.state import GraphChoice, Session
@@ -25,6 +26,7 @@ session = Session()
 session.load_graph(GraphChoice())
 session.param.watch(lambda e: pn.state.notifications.error(e.new, duration=8000), "error")
 explorer = Explorer(session)
+lessons = Lessons(session)
 loader = Loader(session)  # graph loads run on a worker thread, with progress and Cancel
 
 
@@ -80,7 +82,7 @@ sidebar = pn.Column(
 main = pn.Column(
     LoadProgress(loader),
     Player(session),
-    pn.Column(Legend(session), visible=shown),
+    pn.Column(LessonView(lessons), Legend(session), visible=shown),
     Caption(session),
     pn.Card(
         pn.pane.Markdown(NOTES),
@@ -105,12 +107,15 @@ link = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswi
 
 async def start() -> None:
     """Open what the page's link says (if anything; a new graph loads with its progress
-    shown), then keep the link up to date; a link to a frame opens paused there, any other
-    page starts playing."""
+    shown), then keep the link up to date; a link to a frame opens paused there, a link to
+    a lesson at its first step, any other page starts playing."""
+    lesson = lesson_of(link)
 
     def settle() -> None:
         LinkKeeper(session).update()
-        if "frame" not in link:
+        if lesson is not None:
+            lessons.open(lesson)
+        elif "frame" not in link:
             session.play()
 
     await open_link(session, loader, link)

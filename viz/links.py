@@ -109,6 +109,11 @@ def _node(graph: engine.CSRGraph, args: dict, key: str) -> int | None:
         raise DashboardError(msg) from None
 
 
+def lesson_of(args: dict) -> str | None:
+    """The lesson a link opens (``lesson=NAME``, `viz.lessons`), if it names one."""
+    return _one(args, "lesson")
+
+
 def choice_of(args: dict) -> GraphChoice:
     """The graph a link names (its file, and a coordinates file, must lie under the allowed
     folders)."""
