@@ -321,6 +321,9 @@ def test_keyboard_steps_and_the_caption_follows(server, browser):
     wait_for(lambda: caption.inner_text().startswith("Iteration 2:"))
     live = page.locator(".frontier-live[aria-live=polite]").first  # read to screen readers
     wait_for(lambda: (live.text_content() or "").startswith("Iteration 2:"))
+    page.locator(".frontier-describe button").first.click()
+    described = page.locator(".frontier-description[role=status]").first
+    wait_for(lambda: described.is_visible() and "Frame 2 of" in described.inner_text())
     delta = page.locator(".frontier-delta input").first
     assert delta.input_value().replace(",", "") == "26912"  # the auto Δ that ran
     help_ = page.locator(".frontier-help").first

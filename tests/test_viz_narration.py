@@ -92,3 +92,29 @@ def test_a_screen_reader_hears_the_caption_at_once_when_stepping_and_once_a_seco
     session.pause()
     session.seek(8)
     assert "Iteration 8:" in spoken()
+
+
+def test_describe_says_the_whole_frame(session):
+    run = session.runs[0]
+    rec = run.result.recording
+    frame = int(np.flatnonzero(rec.column("phase") == 3)[0]) + 2  # near nodes in phase 3
+    text = narration.describe(run, frame, session.loaded.geometry)
+    s = rec.snapshot(frame)
+    assert text.startswith(f"Frame {frame:,} of {run.n_frames - 1:,}, Near-Far, phase 3.")
+    assert f"{s.settled:,} are settled, {s.near:,} near and {s.far:,} far" in text
+    assert f"{s.unreached:,} are not reached yet" in text
+    assert "The near nodes lie mostly" in text and "as the crow flies" in text
+    assert text.endswith("The target is unreached.")
+    last = narration.describe(run, run.n_frames - 1, session.loaded.geometry)
+    assert "0 near" in last and last.endswith("The target is settled.")
+    line = _run("near_far", 5)  # a graph without coordinates: no directions
+    assert "lie mostly" not in narration.describe(line, 1, None)
+
+
+def test_the_describe_button_answers_for_this_frame_only(session):
+    view = narration.Describe(session)
+    session.seek(10)
+    view._button.clicks += 1
+    assert 'role="status"' in view._text.object and "Frame 10 of" in view._text.object
+    session.seek(11)
+    assert view._text.object == ""

@@ -16,7 +16,7 @@ from viz.explore import Explorer, ExploreView
 from viz.lessons import Lessons, LessonView
 from viz.links import LinkKeeper, lesson_of, open_link
 from viz.loading import Loader, LoadProgress
-from viz.narration import Caption
+from viz.narration import Caption, Describe
 from viz.state import GraphChoice, Session
 from viz.takeaway import TakeawayView
 
@@ -84,6 +84,7 @@ main = pn.Column(
     Player(session),
     pn.Column(LessonView(lessons), Legend(session), visible=shown),
     Caption(session),
+    pn.Column(Describe(session), visible=shown),
     pn.Card(
         pn.pane.Markdown(NOTES),
         title="What am I looking at?",

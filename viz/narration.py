@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import time
 
+import numpy as np
 import panel as pn
 
 import engine
@@ -18,7 +19,7 @@ import engine
 from . import style
 from .charts import TextPane
 from .runview import RunView
-from .state import Run
+from .state import METHOD_LABELS, Geometry, Run
 
 
 def _n(count: int, one: str, many: str | None = None) -> str:
@@ -110,6 +111,77 @@ def _adapted(before, now, kind: str) -> str:
     if now.delta < before.delta:
         return f"It wasted work ({waste}), so the adaptive Δ narrows from {was} to {new}."
     return f"The adaptive Δ stays {new} ({waste} in that phase)."
+
+
+_COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south",
+            "south-east")  # fmt: skip
+
+
+def describe(run: Run, frame: int, geometry: Geometry | None) -> str:
+    """The whole picture at ``frame`` in words, for someone who cannot see the map: where
+    the search stands, how many nodes are in each state, and (with coordinates) which way
+    the frontier lies from the source and how far it has spread."""
+    result = run.result
+    graph = result.graph
+    states = run.states(frame)
+    counts = np.bincount(states, minlength=4)
+    values = run.readout(frame)
+    kind = graph.weight_kind
+    parts = [
+        f"Frame {frame:,} of {run.n_frames - 1:,}, {METHOD_LABELS[result.method]}, "
+        f"phase {values['phase']:,}.",
+        f"Of {graph.n_nodes:,} nodes, {counts[engine.recording.SETTLED]:,} are settled, "
+        f"{counts[engine.recording.NEAR]:,} near and {counts[engine.recording.FAR]:,} far; "
+        f"{counts[engine.recording.UNREACHED]:,} are not reached yet.",
+    ]
+    if result.delta is not None and values["hi"]:
+        parts.append(
+            f"Every node closer than {style.weight_text(values['lo'], kind)} is final; the "
+            f"threshold is {style.weight_text(values['hi'], kind)}."
+        )
+    active = np.flatnonzero(states == engine.recording.NEAR)
+    active = active[active != result.source]
+    if geometry is not None and active.size:
+        dx = float(geometry.x[active].mean() - geometry.x[result.source])
+        dy = float(geometry.y[active].mean() - geometry.y[result.source])
+        heading = _COMPASS[round(np.degrees(np.arctan2(dy, dx)) / 45) % 8]
+        reach = np.hypot(geometry.x[active] - geometry.x[result.source],
+                         geometry.y[active] - geometry.y[result.source]).max()  # fmt: skip
+        reach *= np.cos(np.radians(graph.lat[result.source]))  # Web Mercator's stretch
+        parts.append(
+            f"The near nodes lie mostly {heading} of the source, up to {reach / 1000:,.1f} km "
+            "from it as the crow flies."
+        )
+    target = result.target
+    if target is not None:
+        state = ("unreached", "far", "near", "settled")[int(states[target])]
+        parts.append(f"The target is {state}.")
+    return " ".join(parts)
+
+
+class Describe(RunView):
+    """A button that puts `describe` of search A's frame in a text region (``role=status``,
+    so a screen reader reads it when it appears)."""
+
+    def __init__(self, session, **params):
+        super().__init__(session, 0, **params)
+        self._button = pn.widgets.Button(
+            label="Describe this frame", width=180, css_classes=["frontier-describe"]
+        )
+        self._text = TextPane("", sizing_mode="stretch_width")
+        self._button.on_click(lambda _event: self.say())
+        self._layout = pn.Row(self._button, self._text, sizing_mode="stretch_width")
+        self._follow()
+
+    def say(self) -> None:
+        run = self._run
+        if run is not None:
+            text = html.escape(describe(run, self.session.frame, self.session.loaded.geometry))
+            self._text.object = f'<div class="frontier-description" role="status">{text}</div>'
+
+    def _on_frame(self, *_events) -> None:
+        if self._text.object:  # a description of another frame would mislead
+            self._text.object = ""
 
 
 #: A screen reader hears the caption at most this often while the search plays.
