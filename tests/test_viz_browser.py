@@ -468,3 +468,35 @@ def test_a_lesson_opens_by_link_and_steps(server, browser):
     page.locator(".frontier-lesson button", has_text="Next").first.click()
     wait_for(lambda: "Step 2 of 2." in text.inner_text() and "Host checks: A" in text.inner_text())
     wait_for(lambda: page.locator(".frontier-stats").count() == 2)  # A and B side by side
+
+
+def focused_text(page) -> str:
+    """The text of the element that has the keyboard focus, through shadow roots."""
+    return page.evaluate(
+        """() => {
+            let a = document.activeElement;
+            while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+            return a ? (a.innerText || a.value || "") : "";
+        }"""
+    )
+
+
+def test_a_keyboard_only_walk_tab_to_play_space_plays_arrows_step(server, browser):
+    """Issue 20: no mouse. Tab reaches Play, space pauses and plays, arrows step."""
+    page = open_app(browser, server)
+    wait_for(lambda: "Pause" in play_button(page).inner_text())  # the page opens playing
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if focused_text(page).strip() in ("Play", "Pause"):
+            break
+    else:
+        raise AssertionError("Tab never reached the Play button")
+    page.keyboard.press(" ")
+    wait_for(lambda: "Play" in play_button(page).inner_text())
+    page.keyboard.press("Home")
+    wait_for(lambda: number(page, "frontier-iteration") == 0)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    wait_for(lambda: number(page, "frontier-iteration") == 2)
+    page.keyboard.press(" ")  # Bokeh redraws the relabelled button: the page's keys play
+    wait_for(lambda: "Pause" in play_button(page).inner_text())

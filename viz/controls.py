@@ -305,17 +305,19 @@ class QueryControls(Viewer):
 
 
 class Keys(pn.custom.JSComponent):
-    """The page's keyboard shortcuts: each press of space, ←, →, Home or Esc (outside a text
-    box, a menu or a button) is sent to ``on_key`` as a message (messages, unlike a
-    property, are never merged when keys come fast)."""
+    """The page's keyboard shortcuts: each press of space, ←, →, Home or Esc outside a text
+    box or a menu is sent to ``on_key`` as a message (messages, unlike a property, are never
+    merged when keys come fast). On a focused button space is the button's own click, so a
+    keyboard-only user can Tab to Play, press space, and step with the arrows from there."""
 
     _esm = """
     export function render({ model }) {
       const handler = (e) => {
         const origin = e.composedPath()[0];
         const tag = ((origin && origin.tagName) || "").toLowerCase();
-        if (["input", "textarea", "select", "button"].includes(tag)) return;
+        if (["input", "textarea", "select"].includes(tag)) return;
         if (origin && origin.isContentEditable) return;
+        if (tag === "button" && e.key === " ") return;  // the button clicks itself
         if ([" ", "ArrowLeft", "ArrowRight", "Home", "Escape"].includes(e.key)) {
           e.preventDefault();
           model.send_msg(e.key);
