@@ -32,10 +32,10 @@ METHODS = ["near_far", "near_far_async", "delta_stepping"]
 def compare(rows: list[dict]) -> list[dict]:
     """Per method: the best fixed Δ's median time, the adaptive one's, and their ratio."""
     times = defaultdict(list)
-    exact = defaultdict(bool)
+    exact = defaultdict(lambda: True)
     for r in rows:
         times[r["method"], r["delta_spec"]].append(float(r["time_ms"]))
-        exact[r["method"]] = exact.get(r["method"], True) and bool(r["exact"])
+        exact[r["method"]] &= bool(r["exact"])
     out = []
     for method in dict.fromkeys(r["method"] for r in rows):
         medians = {s: statistics.median(t) for (m, s), t in times.items() if m == method}

@@ -32,7 +32,7 @@ from engine.adaptive import AdaptiveDelta
 from ._page import every
 from .charts import TextPane
 from .controls import two_way
-from .state import METHOD_LABELS, LoadedGraph, Session, Settings
+from .state import METHOD_LABELS, LoadedGraph, RunConfig, Session, Settings
 from .style import file_stem
 
 #: Methods with a Δ to explore (the dashboard's own, so that a cell can be animated).
@@ -267,12 +267,11 @@ class Explorer(param.Parameterized):
             )
             return s.fail(ParameterError(msg))
         wanted = Settings(study.method, delta, batch, study.backend)
-        values = dict(method=wanted.method, batch_size=batch, backend=wanted.backend,
-                      auto_delta=delta in ("auto", "adaptive"),
-                      adaptive_delta=delta == "adaptive")  # fmt: skip
-        if isinstance(delta, int):
-            values["delta"] = delta
-        s.configs[side].param.update(**values)  # B runs only once the comparison is on
+        values = RunConfig.delta_values(delta)
+        # B runs only once the comparison is on
+        s.configs[side].param.update(
+            method=wanted.method, batch_size=batch, backend=wanted.backend, **values
+        )
         if side == 1 and not s.compare:
             s.compare = True
         return len(s.runs) > side and s.runs[side].settings == wanted

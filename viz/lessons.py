@@ -17,7 +17,7 @@ import param
 from panel.viewable import Viewer
 
 from .charts import TextPane
-from .state import DashboardError, GraphChoice, Session
+from .state import DashboardError, GraphChoice, RunConfig, Session
 
 #: A step's frame that means "the run's last one" (clamped to the runs' length).
 LAST = 10**9
@@ -53,11 +53,11 @@ def _c(run) -> str:
     return f"{c.iterations:,} iterations in {c.phases:,} phases, {c.edges_relaxed:,} arcs relaxed"
 
 
-_AUTO = {"method": "near_far", "auto_delta": True, "adaptive_delta": False, "batch_size": 64}
+_AUTO = {"method": "near_far", "batch_size": 64, **RunConfig.delta_values("auto")}
 
 
-def _fixed(delta: int, **more) -> dict:
-    return {**_AUTO, "auto_delta": False, "delta": delta, **more}
+def _fixed(delta: int) -> dict:
+    return {**_AUTO, **RunConfig.delta_values(delta)}
 
 
 LESSONS: dict[str, Lesson] = {

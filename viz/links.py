@@ -25,6 +25,7 @@ from .state import (
     WEIGHTS,
     DashboardError,
     GraphChoice,
+    RunConfig,
     Session,
     checked_path,
 )
@@ -86,16 +87,14 @@ def _number(args: dict, key: str, default: int, least: int = 1) -> int:
 
 def _config(args: dict, prefix: str, config) -> dict:
     delta = _one(args, f"{prefix}delta", "auto")
-    values = dict(
+    if delta not in ("auto", "adaptive"):
+        delta = _number(args, f"{prefix}delta", config.delta)
+    return dict(
         method=_pick(args, f"{prefix}method", list(METHOD_LABELS), config.method),
         batch_size=_number(args, f"{prefix}batch", config.batch_size),
         backend=_pick(args, f"{prefix}backend", list(engine.methods.BACKENDS), config.backend),
-        auto_delta=delta in ("auto", "adaptive"),
-        adaptive_delta=delta == "adaptive",
+        **RunConfig.delta_values(delta),
     )
-    if delta not in ("auto", "adaptive"):
-        values["delta"] = _number(args, f"{prefix}delta", config.delta)
-    return values
 
 
 def _node(graph: engine.CSRGraph, args: dict, key: str) -> int | None:

@@ -450,6 +450,14 @@ class RunConfig(param.Parameterized):
         super().__init__(**params)
         self._good = self.param.values()
 
+    @staticmethod
+    def delta_values(delta: int | str) -> dict:
+        """The values that make `settings` say Δ ``delta``: an integer, ``"auto"`` or
+        ``"adaptive"`` (which keeps auto on beneath it)."""
+        if delta in ("auto", "adaptive"):
+            return {"auto_delta": True, "adaptive_delta": delta == "adaptive"}
+        return {"auto_delta": False, "adaptive_delta": False, "delta": delta}
+
     def settings(self) -> Settings:
         delta = "auto" if self.auto_delta else self.delta
         if self.adaptive_delta and engine.METHODS[self.method].uses_delta:

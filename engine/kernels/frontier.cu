@@ -599,9 +599,10 @@ __device__ void far_min(const Search<D>& s, const Pile& pile, D hi, long long ti
 }
 
 // The Delta rule (engine/adaptive.py says why): the next phase's Delta after one of width
-// `delta` that re-improved `waste` near nodes, Delta times sqrt(phase_cost / waste) with the factor in [1/2, 2] (in 256ths), within the bounds.
-// Equal bounds keep a fixed Delta. Every thread computes it from the same inputs, in the
-// same integer arithmetic as AdaptiveDelta.next.
+// `delta` that re-improved `waste` near nodes, Delta times sqrt(phase_cost / waste) with
+// the factor in [1/2, 2] (in 256ths), within the bounds. Equal bounds keep a fixed Delta.
+// Every thread computes it from the same inputs, in the same integer arithmetic as
+// AdaptiveDelta.next.
 template <typename D>
 __device__ __forceinline__ D next_delta(const Search<D>& s, D delta, long long waste) {
     if (waste < 1) waste = 1;
