@@ -7,6 +7,13 @@ the bucket it just finished, the nodes of the band are settled, the Δ rule pick
 Δ (`engine.adaptive`; a fixed Δ stays), and the far pile is compacted (settled entries and
 duplicates dropped with a bitmask) into the next frontier, whose threshold is the first
 multiple of Δ above the smallest far distance.
+
+Bucketing (Davidson et al.'s third method) keeps the far nodes sorted by bucket (distance ÷
+Δ) in a store of `SEGMENTS` segments, so a phase end takes the next segment and scans only
+the pile of far appends made since the last sort (`_CpuSearch.next_bucket` says when the
+store is sorted again; the GPU sorts by counting, in three passes). Our formulation: the
+paper sorts with a radix sort and does not say when; the rule here bounds how often each far
+entry is scanned between sorts.
 """
 
 from __future__ import annotations
@@ -16,10 +23,50 @@ from collections.abc import Callable
 import numpy as np
 
 from .graph import UNREACHABLE
-from .methods import Counters, RunSpec
+from .methods import SEGMENTS, Counters, RunSpec
 from .recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+
+
+class _Store:
+    """Bucketing's far nodes sorted by bucket: segment ``k`` holds bucket ``base + k``, the
+    last (`SEGMENTS`) every bucket beyond; the segments before ``cursor`` are taken."""
+
+    def __init__(self):
+        self.clear()
+
+    def clear(self) -> None:
+        self.nodes = _EMPTY
+        self.seg = np.zeros(SEGMENTS + 2, dtype=np.int64)
+        self.base = self.cursor = 0
+
+    def next_segment(self) -> int:
+        """The first non-empty segment from the cursor on, before the last; else `SEGMENTS`."""
+        full = np.flatnonzero(np.diff(self.seg[self.cursor : SEGMENTS + 1]))
+        return self.cursor + int(full[0]) if full.size else SEGMENTS
+
+    def left(self, k: int | None = None) -> int:
+        """Entries from segment ``k`` (the cursor's) on."""
+        return int(self.seg[-1] - self.seg[self.cursor if k is None else k])
+
+    def rest(self) -> np.ndarray:
+        return self.nodes[self.seg[self.cursor] :]
+
+    def take(self, k: int) -> np.ndarray:
+        """Segment ``k``'s entries; the cursor moves past it."""
+        self.cursor = k + 1
+        return self.nodes[self.seg[k] : self.seg[k + 1]]
+
+    def sort(self, nodes: np.ndarray, dist: np.ndarray, delta: int) -> None:
+        """Sort ``nodes`` (live, one copy each) by bucket ``dist // delta`` (a counting sort
+        on the GPU; the order inside a segment does not matter)."""
+        bucket = dist[nodes] // dist.dtype.type(delta)
+        self.base = int(bucket.min())
+        offset = np.minimum(bucket - dist.dtype.type(self.base), SEGMENTS).astype(np.int64)
+        self.nodes = nodes[np.argsort(offset, kind="stable")]
+        self.seg[1:] = np.cumsum(np.bincount(offset, minlength=SEGMENTS + 1))
+        self.cursor = 0
 
 
 class _CpuSearch:
@@ -42,6 +89,7 @@ class _CpuSearch:
         self.in_band = np.zeros(g.n_nodes, dtype=bool) if self.track_band else None
         self.band: list[np.ndarray] = []
         self.pile: list[np.ndarray] = []
+        self.store = _Store() if spec.method.bucketed else None
         self.reached = self.neared = self.settled = 0
         self.settled_below = int(self.inf)
 
@@ -94,7 +142,9 @@ class _CpuSearch:
         return improved[near]
 
     def pile_nodes(self) -> np.ndarray:
-        return np.concatenate(self.pile) if self.pile else _EMPTY
+        """The far entries: the pile's, and bucketing's store's not taken yet."""
+        parts = self.pile if self.store is None else [*self.pile, self.store.rest()]
+        return np.concatenate(parts) if parts else _EMPTY
 
     def end_phase(self, lo, hi, target: int | None) -> tuple[np.ndarray, object, object, bool]:
         """Settle the band and compact the far pile; return (frontier, lo, hi, done)."""
@@ -112,36 +162,82 @@ class _CpuSearch:
         if target is not None and self.dist[target] < hi:
             self.settled_below = int(hi)
             return _EMPTY, hi, hi, True
-        pile = self.pile_nodes()
-        self.pile = []
-        live = self.dist[pile] >= hi
-        c.stale_dropped += int(pile.size - np.count_nonzero(live))
-        pile = pile[live]
+        if self.store is not None:
+            return self.next_bucket(hi)
         # Compaction: one copy of each node (the GPU finds first copies with a bitmask).
-        unique = np.unique(pile)
-        c.duplicates_dropped += int(pile.size - unique.size)
-        pile = unique
+        pile = self.live_unique(self.pile_nodes(), hi)
+        self.pile = []
         if pile.size == 0:
             return _EMPTY, hi, hi, True
-        c.far_compactions += 1
-        c.phases += 1
         # The band of width Δ holding the smallest far distance; below hi all is settled
         # already (an adaptive Δ may have grown past the last band's alignment).
         self.delta = self.rule.next(self.delta, self.last_waste)
-        aligned = (int(self.dist[pile].min()) // self.delta) * self.delta
+        frontier, lo, hi = self.begin_band(pile, int(self.dist[pile].min()) // self.delta, hi)
+        return frontier, lo, hi, False
+
+    def begin_band(self, far: np.ndarray, bucket: int, hi) -> tuple[np.ndarray, int, int]:
+        """Start the band of bucket ``bucket``: its nodes among ``far`` (live, one copy each)
+        form the frontier, the others go back on the pile."""
+        self.c.far_compactions += 1
+        self.c.phases += 1
+        aligned = bucket * self.delta
         new_lo = max(aligned, int(hi))
         new_hi = min(aligned + self.delta, int(self.inf))
-        near = self.dist[pile] < new_hi
-        frontier = pile[near]
+        near = self.dist[far] < new_hi
+        frontier = far[near]
         if not near.all():
-            self.pile.append(pile[~near])
+            self.pile.append(far[~near])
         self.enter_near(frontier)
-        return frontier, new_lo, new_hi, False
+        return frontier, new_lo, new_hi
+
+    def live_unique(self, entries: np.ndarray, hi) -> np.ndarray:
+        """One copy of each entry not settled yet, counting the dropped ones."""
+        live = entries[self.dist[entries] >= hi]
+        unique = np.unique(live)
+        self.c.stale_dropped += int(entries.size - live.size)
+        self.c.duplicates_dropped += int(live.size - unique.size)
+        return unique
+
+    def next_bucket(self, hi) -> tuple[np.ndarray, object, object, bool]:
+        """Bucketing's phase end: the next band is the store's next segment and the pile's
+        entries of the same bucket.
+
+        The pile holds the far appends since the last sort; it is sorted into the store (its
+        live entries, one copy each, by bucket distance ÷ Δ) when the store has no segment
+        left but the last, when the pile outgrows what is left of the store (so each entry is
+        scanned a bounded number of times between sorts), or when Δ changes."""
+        st = self.store
+        pile = np.concatenate(self.pile) if self.pile else _EMPTY
+        self.pile = []
+        delta = self.rule.next(self.delta, self.last_waste)
+        k = st.next_segment()
+        if k == SEGMENTS or pile.size > st.left(k) or delta != self.delta:
+            live = self.live_unique(np.concatenate([st.rest(), pile]), hi)
+            if live.size == 0:
+                st.clear()
+                return _EMPTY, hi, hi, True
+            self.delta = delta
+            st.sort(live, self.dist, delta)
+            self.c.bucket_sorts += 1
+            pile, k = _EMPTY, 0
+        # Here segment k exists (it is one before the last, or the sort made it).
+        pile = self.live_unique(pile, hi)
+        ahead = st.base + k
+        if pile.size:
+            ahead = min(ahead, int(self.dist[pile].min()) // self.delta)
+        if st.base + k == ahead:
+            taken = self.live_unique(st.take(k), hi)
+            pile = np.concatenate([pile, taken])
+            unique = np.unique(pile)
+            self.c.duplicates_dropped += int(pile.size - unique.size)
+            pile = unique
+        frontier, lo, hi = self.begin_band(pile, ahead, hi)
+        return frontier, lo, hi, False
 
     # -- recording -----------------------------------------------------------------------
     def frame_row(self, lo, hi, frontier_size: int) -> list[int]:
         c = self.c
-        pile = sum(p.size for p in self.pile)
+        pile = sum(p.size for p in self.pile) + (0 if self.store is None else self.store.left())
         values = {
             "iteration": c.iterations,
             "phase": c.phases,
@@ -192,12 +288,12 @@ class _CpuSearch:
         def emit(frontier_size: int) -> None:
             if rec is not None:
                 rows.append(self.frame_row(lo, hi, frontier_size))
-                if spec.light_heavy:
+                if spec.has_buckets:
                     buckets.append(self.bucket_row(lo, hi))
 
         def flush() -> None:
             if rec is not None and rows:
-                rec.append(np.array(rows), np.array(buckets) if spec.light_heavy else None)
+                rec.append(np.array(rows), np.array(buckets) if spec.has_buckets else None)
                 rec.relax_log = np.concatenate([rec.relax_log, *log])
                 rows.clear()
                 buckets.clear()

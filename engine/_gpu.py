@@ -27,7 +27,7 @@ import numpy as np
 from . import _backend
 from ._errors import GPUMemoryError
 from .graph import UNREACHABLE, CSRGraph
-from .methods import Counters, RunSpec
+from .methods import SEGMENTS, Counters, RunSpec
 from .recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
 
 KERNEL_FILE = "frontier.cu"
@@ -53,6 +53,7 @@ C_CNT0, C_PILE0, C_PILE1, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
 C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
 C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN = 16, 17, 18, 19, 20
 C_REACHED, C_NEARED, C_SETTLED, C_QUEUED, C_LOGGED, C_DELTA = 21, 22, 23, 24, 25, 26
+C_SORTS = 35
 C_SLOTS = 40
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -108,11 +109,12 @@ ENTRY = np.dtype([("v", np.int32), ("start", np.int32), ("end", np.int32)], alig
 
 
 def required_bytes(graph: CSRGraph, dtype: np.dtype, *, recording: bool) -> int:
-    """Device memory one search needs: graph, distances, queues, marks, stamps."""
+    """Device memory one search needs: graph, distances, queues, marks, bucketing's store,
+    stamps."""
     n, m = graph.n_nodes, graph.n_arcs
     graph_bytes = 8 * (n + 1) * 2 + 4 * m * 2 + ARC_BYTES * m
     fronts = 2 * max(n, m) * ENTRY.itemsize
-    work = dtype.itemsize * n + 8 * n + fronts + 4 * (2 * (n + m) + 2 * n)
+    work = dtype.itemsize * n + 8 * n + fronts + 4 * (2 * (n + m) + 3 * n)
     return graph_bytes + work + (12 * n if recording else 0)
 
 
@@ -165,12 +167,13 @@ def _name_of(kernel: str, dtype: np.dtype, *more: str) -> str:
     return f"{kernel}<{', '.join((_TYPES[np.dtype(dtype)], *more))}>"
 
 
-def _name(scope: str, dtype: np.dtype, recording: bool) -> str:
+def _name(scope: str, dtype: np.dtype, recording: bool, bucketed: bool = False) -> str:
     """The search kernel of ``scope`` (or ``async``); its recording paths exist only when
-    ``recording``."""
+    ``recording``, bucketing's only when ``bucketed``."""
     if scope == "async":
         return _name_of("frontier_async", dtype)
-    return _name_of(f"frontier_{scope}", dtype, "true" if recording else "false")
+    flags = ("true" if f else "false" for f in (recording, bucketed))
+    return _name_of(f"frontier_{scope}", dtype, *flags)
 
 
 #: Grid-stride kernels around a search: its starting state and the int64 distances.
@@ -179,7 +182,8 @@ ELEMENTWISE = ("search_init", "widen")
 
 def _module():
     scopes = _available()
-    names = [_name(scope, t, r) for scope in scopes for t in _TYPES for r in (False, True)]
+    flags = [(r, b) for r in (False, True) for b in (False, True)]
+    names = [_name(scope, t, *f) for scope in scopes for t in _TYPES for f in flags]
     if "cluster" in scopes:
         names += [_name("async", t, False) for t in _TYPES]
     names += [_name_of(k, t) for k in ELEMENTWISE for t in _TYPES]
@@ -187,9 +191,9 @@ def _module():
 
 
 @functools.cache
-def _kernel(scope: str, dtype: np.dtype, recording: bool = False):
+def _kernel(scope: str, dtype: np.dtype, recording: bool = False, bucketed: bool = False):
     """The search kernel of ``scope``, with its launch attributes set (once)."""
-    kernel = _function(_name(scope, dtype, recording))
+    kernel = _function(_name(scope, dtype, recording, bucketed))
     if scope in ("cluster", "async"):
         _backend.allow_large_clusters(kernel)
         kernel.max_dynamic_shared_size_bytes = (
@@ -256,6 +260,9 @@ def run(
     fronts = [cp.empty(max(n, graph.n_arcs) * ENTRY.itemsize, dtype=np.uint8) for _ in range(2)]
     piles = [cp.empty(max(cap, n), dtype=np.int32) for _ in range(2)]
     mark = cp.empty(n, dtype=np.int32)
+    # Bucketing's store of far nodes sorted by bucket, its segment offsets and counters.
+    store = cp.empty(n, dtype=np.int32) if spec.method.bucketed else None
+    seg = cp.zeros(2 * SEGMENTS + 3, dtype=np.int64) if spec.method.bucketed else None
     band = cp.empty(n, dtype=np.int32) if track_band else None
     near_at = cp.empty(n, dtype=np.int32) if track_band else None
     reached_at = cp.empty(n, dtype=np.int32) if rec is not None else None
@@ -292,9 +299,9 @@ def run(
     if rec is not None:
         ctl[C_REACHED] = ctl[C_NEARED] = 1
         frames = cp.zeros((spec.batch_size, len(FRAME_FIELDS)), dtype=np.int64)
-        if spec.light_heavy:
+        if spec.has_buckets:
             buckets = cp.zeros((spec.batch_size, BUCKET_BINS), dtype=np.int64)
-        rec.append(_initial_row(spec), _initial_buckets() if spec.light_heavy else None)
+        rec.append(_initial_row(spec), _initial_buckets() if spec.has_buckets else None)
     ctl_dev = cp.asarray(ctl)
 
     scalar = dtype.type
@@ -310,6 +317,8 @@ def run(
         np.int64(cap),
         _arg(band),
         mark,
+        _arg(store),
+        _arg(seg),
         _arg(reached_at),
         _arg(near_at),
         _arg(settled_at),
@@ -369,7 +378,7 @@ def run(
         if switching:
             current = _next_scope(current, size)
         n_blocks, threads, shared, below, above = launch[current]
-        _kernel(current, dtype, rec is not None)(
+        _kernel(current, dtype, rec is not None, spec.method.bucketed)(
             (n_blocks,),
             (threads,),
             (*args, np.int64(below), np.int64(above), *sizes),
@@ -403,6 +412,7 @@ def run(
         stale_dropped=int(state[C_STALE]),
         pile_rebuilds=int(state[C_REBUILDS]),
         queue_items=int(state[C_QUEUED]),
+        bucket_sorts=int(state[C_SORTS]),
     )
     settled_below = int(state[C_LO]) if state[C_DONE] == 2 else inf
     # int64 on the device, copied into page-locked memory: 0.29 ms on PACE NE, against

@@ -20,7 +20,7 @@ from .graph import CSRGraph
 from .methods import METHODS
 from .search import DEFAULT_BATCH, UNREACHABLE, from_scipy, shortest_path_tree, sssp
 
-ITERATIVE = ("near_far", "near_far_async", "delta_stepping", "bellman_ford")
+ITERATIVE = tuple(m for m in METHODS if METHODS[m].iterative)
 #: The methods that can be timed with recording on (near_far_async has no iterations).
 RECORDABLE = tuple(m for m in ITERATIVE if not METHODS[m].asynchronous)
 

@@ -438,6 +438,8 @@ def _solve(args) -> int:
         f"far pile   {c.far_compactions} compactions, {c.duplicates_dropped} duplicates and "
         f"{c.stale_dropped} settled entries dropped"
     )
+    if c.bucket_sorts:
+        print(f"buckets    {c.bucket_sorts} sorts of the far nodes into buckets of width Δ")
     print(f"time       {result.elapsed_s * 1e3:.2f} ms")
     if target is not None:
         d = summary.get("target_distance")

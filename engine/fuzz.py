@@ -37,7 +37,7 @@ from .graph import MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
 
 SHAPES = ("random", "grid", "star", "chain", "components")
 FAMILIES = ("small", "zeros", "wide", "max", "edge", "half")
-METHODS = ("near_far", "near_far_async", "delta_stepping", "bellman_ford")
+METHODS = ("near_far", "near_far_async", "delta_stepping", "bucketing", "bellman_ford")
 BATCHES = (1, 2, 3, 8, 64, 1024)
 #: Δ values beyond every weight family's distances: one phase, clamped to the distance type.
 WIDE_DELTAS = (2**31, 2**32 - 1, 2**32, 2**39, 2**40)

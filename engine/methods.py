@@ -31,6 +31,9 @@ class Method:
     asynchronous : bool
         On the GPU the near set is relaxed without a barrier per iteration, so the search has
         no iterations to record or batch (the CPU runs the synchronous twin).
+    bucketed : bool
+        Davidson et al.'s bucketing: the far nodes are kept sorted by bucket (distance ÷ Δ)
+        in `SEGMENTS` segments, each phase takes the next one (see `engine._cpu`).
     summary : str
         One line for `frontier --help` and the dashboard.
     """
@@ -42,6 +45,18 @@ class Method:
     iterative: bool
     summary: str
     asynchronous: bool = False
+    bucketed: bool = False
+
+    @property
+    def has_buckets(self) -> bool:
+        """Whether its recordings keep the sizes of the buckets ahead (Δ-stepping's and
+        bucketing's)."""
+        return self.light_heavy or self.bucketed
+
+
+#: Bucketing's sorted store: segments of width Δ from the smallest far bucket on, the last
+#: one holding every bucket further ahead (re-sorted when the search reaches it).
+SEGMENTS = 256
 
 
 METHODS: dict[str, Method] = {
@@ -76,6 +91,16 @@ METHODS: dict[str, Method] = {
             "heavy arcs once per bucket",
         ),
         Method(
+            "bucketing",
+            "Bucketing",
+            uses_delta=True,
+            light_heavy=False,
+            iterative=True,
+            summary="Davidson et al.: far nodes sorted into buckets of width Δ, each phase "
+            "takes the next bucket instead of scanning one far pile",
+            bucketed=True,
+        ),
+        Method(
             "bellman_ford",
             "Bellman-Ford",
             uses_delta=False,
@@ -105,6 +130,7 @@ class Counters:
     on (once per batch); the CPU backend counts the checks the GPU would need.
     ``queue_items`` counts the near entries that ``near_far_async`` took from its rings
     (its ``iterations`` are those of synchronous batches after a handover, usually none).
+    ``bucket_sorts`` counts bucketing's sorts of its far nodes into buckets.
     """
 
     iterations: int = 0
@@ -117,6 +143,7 @@ class Counters:
     stale_dropped: int = 0
     pile_rebuilds: int = 0
     queue_items: int = 0
+    bucket_sorts: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)
@@ -147,6 +174,10 @@ class RunSpec:
         if self.adaptive is not None:
             return self.adaptive
         return AdaptiveDelta(self.delta, self.delta, self.delta)
+
+    @property
+    def has_buckets(self) -> bool:
+        return self.method.has_buckets
 
     @property
     def split(self) -> int:

@@ -83,9 +83,9 @@ class Snapshot:
         relaxed, and its re-improvements of nodes that were near already, from which an
         adaptive Δ chose ``delta`` (`engine.adaptive`).
     buckets : dict[int, int] or None
-        Δ-stepping only: size of every non-empty bucket, keyed by bucket index (distance // Δ,
-        with this frame's Δ); the key ``-1`` counts the nodes more than ``BUCKET_BINS - 2``
-        buckets ahead.
+        Δ-stepping and bucketing only: size of every non-empty bucket, keyed by bucket index
+        (distance // Δ, with this frame's Δ); the key ``-1`` counts the nodes more than
+        ``BUCKET_BINS - 2`` buckets ahead.
     """
 
     recording: Recording = dataclasses.field(repr=False, compare=False)
@@ -122,8 +122,9 @@ class Recording:
     frames : numpy.ndarray
         ``int64`` table, one row per frame, columns `FRAME_FIELDS`.
     buckets : numpy.ndarray or None
-        Δ-stepping only: ``int64`` bucket counts per frame, `BUCKET_BINS` columns: bin 0 is
-        the current bucket, bin ``k`` the ``k``-th after it, the last bin the rest.
+        Δ-stepping and bucketing only: ``int64`` bucket counts per frame, `BUCKET_BINS`
+        columns: bin 0 is the current bucket, bin ``k`` the ``k``-th after it, the last bin
+        the rest.
     delta : int
         The Δ of the run's first phase (the ``delta`` column has each frame's).
     """

@@ -211,6 +211,7 @@ def sssp(
     method : str
         A key of `engine.METHODS`: ``near_far``, ``near_far_async`` (the GPU relaxes the
         near set without a barrier per iteration; not recordable), ``delta_stepping``,
+        ``bucketing`` (far nodes sorted into buckets of width Δ),
         ``bellman_ford`` or ``dijkstra``.
     backend : str
         ``cpu`` (NumPy), ``gpu`` (CUDA kernels through CuPy) or ``auto`` (the GPU when one is
@@ -218,7 +219,8 @@ def sssp(
     delta : int, "auto", "adaptive", "adaptive:LOW-HIGH" or AdaptiveDelta
         Bucket width Δ ≥ 1; Davidson et al.'s heuristic (`CSRGraph.auto_delta`); or a Δ
         chosen anew at every phase end from what the last phase did, starting at the
-        heuristic (`engine.adaptive`; near_far, near_far_async and delta_stepping).
+        heuristic (`engine.adaptive`; every method with buckets; bucketing sorts its far
+        nodes again whenever Δ changes).
     batch_size : int
         Relax iterations run before the host checks for convergence; it changes speed only.
     target : int, optional
@@ -249,7 +251,7 @@ def sssp(
     inf = int(np.iinfo(dtype).max)
     recording = None
     if record and m.iterative:
-        recording = Recording(graph.n_nodes, delta=d or inf, with_buckets=m.light_heavy)
+        recording = Recording(graph.n_nodes, delta=d or inf, with_buckets=m.has_buckets)
     spec = RunSpec(graph, source, m, d or inf, batch, target, dtype, recording, rule)
 
     on_batch = None

@@ -19,7 +19,7 @@ from .graphs import (
     random_graph,
 )
 
-ADAPTIVE = ["near_far", "delta_stepping", "near_far_async"]
+ADAPTIVE = ["near_far", "delta_stepping", "bucketing", "near_far_async"]
 
 
 def test_the_rule_scales_delta_by_the_root_of_phase_cost_over_waste_within_bounds():
@@ -100,7 +100,7 @@ def test_random_graphs_match_dijkstra(
             _recorded_deltas_follow_the_rule(r)
 
 
-@pytest.mark.parametrize("method", ["near_far", "delta_stepping"])
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bucketing"])
 def test_delta_moves_on_a_city_and_answers_stay_exact(backend, method):
     g = engine.load_graph("helsinki")
     rule = AdaptiveDelta(8, 4096, 64, phase_cost=50)

@@ -36,7 +36,9 @@ def _awkward_graph(seed: int):
     return engine.from_arcs(400, tails[keep], heads[keep], g.weights[keep])
 
 
-@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bellman_ford", "dijkstra"])
+@pytest.mark.parametrize(
+    "method", ["near_far", "delta_stepping", "bucketing", "bellman_ford", "dijkstra"]
+)
 def test_matrices_equal_scipy(backend, method):
     if method == "dijkstra" and backend == "gpu":
         pytest.skip("SciPy's Dijkstra runs on the CPU")

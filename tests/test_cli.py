@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -56,7 +57,13 @@ def test_solve_json_and_out(tmp_path, capsys):
 def test_solve_text(capsys):
     assert main(["solve", "helsinki", "--backend", "cpu"]) == 0
     text = capsys.readouterr().out
-    assert "near_far on cpu" in text and "iterations" in text
+    assert "near_far on cpu" in text and "iterations" in text and "sorts" not in text
+    assert main(["solve", "helsinki", "--backend", "cpu", "--method", "bucketing"]) == 0
+    assert re.search(r"buckets +[1-9]\d* sorts of the far nodes", capsys.readouterr().out)
+    assert main(["solve", "helsinki", "--method", "bucketing", "--delta", "0"]) == 2
+    assert (
+        capsys.readouterr().err.strip().endswith("delta must be ≥ 1, 'auto' or 'adaptive', got 0")
+    )
 
 
 def test_info(capsys, tmp_path):
@@ -183,5 +190,10 @@ def test_an_adaptive_delta_from_the_cli(tmp_path, capsys):
     args = ["bench", "helsinki", "--backend", "cpu", "--sources", "2", "--delta", "adaptive"]
     assert main([*args, "--out", str(out)]) == 0
     rows = json.loads(out.read_text())
-    assert [r["method"] for r in rows] == ["near_far", "near_far_async", "delta_stepping"]
+    assert [r["method"] for r in rows] == [
+        "near_far",
+        "near_far_async",
+        "delta_stepping",
+        "bucketing",
+    ]
     assert all(r["identical"] and r["delta_rule"] == summary["delta_rule"] for r in rows)

@@ -24,7 +24,7 @@ def _spec(g, method, delta, batch=8):
 
 
 @pytest.mark.parametrize("scope", [None, "grid"])
-@pytest.mark.parametrize("method", ["near_far", "delta_stepping"])
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bucketing"])
 def test_far_pile_overflow_is_rebuilt(method, scope):
     g = grid_graph(40, 40, seed=9)
     spec = _spec(g, method, 25)
@@ -102,7 +102,7 @@ def test_sync_probes():
 
 
 @needs_clusters
-@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bellman_ford"])
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bucketing", "bellman_ford"])
 @pytest.mark.parametrize("capacity", [1, 7, _gpu.QUEUE_CAPACITY])
 def test_cluster_scope_spills_to_global_memory(method, capacity):
     # Tiny shared-memory queues and far stages spill in almost every iteration; each
@@ -153,7 +153,7 @@ def test_scopes_switch_by_frontier_size(monkeypatch):
     monkeypatch.setattr(_gpu, "_next_scope", lambda c, n: seen.append(real(c, n)) or seen[-1])
     rng = np.random.default_rng(8)
     g = random_graph(rng, 5_000, 20_000, max_weight=100)
-    for method in ("near_far", "delta_stepping", "bellman_ford"):
+    for method in ("near_far", "delta_stepping", "bucketing", "bellman_ford"):
         seen.clear()
         r = sssp(g, 0, method=method, backend="gpu", delta=40, batch_size=1000)
         assert np.array_equal(r.distances, sssp(g, 0, method="dijkstra").distances)

@@ -16,7 +16,7 @@ from .graphs import (
     random_graph,
 )
 
-ITERATIVE = ["near_far", "delta_stepping", "bellman_ford"]
+ITERATIVE = ["near_far", "delta_stepping", "bucketing", "bellman_ford"]
 #: Every method with a schedule of its own; near_far_async has no iterations to count.
 SEARCHES = [*ITERATIVE, "near_far_async"]
 BATCHES = [1, 2, 7, 64]
@@ -171,7 +171,7 @@ def test_recorded_thresholds_of_64_bit_searches(backend, method, delta):
     assert r.recording.snapshot(len(r.recording) - 1).settled == 3
 
 
-@pytest.mark.parametrize("method", ["near_far", "delta_stepping"])
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bucketing"])
 def test_target_stops_early_with_final_distance(backend, method):
     g = grid_graph(40, 40, seed=5)
     ref = scipy_distances(g, 0)
@@ -234,6 +234,17 @@ def test_delta_trades_phases_for_work():
     assert small.counters.edges_relaxed == dij.counters.edges_relaxed
 
 
+def test_bucketing_takes_most_buckets_from_its_sorted_store(backend):
+    # Δ = 1 spreads the far nodes over more buckets than the store's segments, so the last
+    # segment (every bucket beyond) is reached and sorted again too.
+    g = grid_graph(40, 40, seed=6)
+    r = sssp(g, 0, method="bucketing", backend=backend, delta=1)
+    assert np.array_equal(r.distances, scipy_distances(g, 0))
+    assert r.distances.max() > engine.methods.SEGMENTS
+    assert 0 < r.counters.bucket_sorts < r.counters.phases / 4
+    assert sssp(g, 0, method="near_far", backend=backend, delta=1).counters.bucket_sorts == 0
+
+
 def test_bellman_ford_is_one_phase():
     g = grid_graph(10, 10)
     r = sssp(g, 0, method="bellman_ford", backend="cpu")
@@ -263,7 +274,7 @@ def test_recording_invariants(backend, method):
         assert snap.iteration == k
         assert snap.settled >= prev_settled and snap.edges_relaxed >= prev_edges
         prev_settled, prev_edges = snap.settled, snap.edges_relaxed
-        if method == "delta_stepping":
+        if method in ("delta_stepping", "bucketing"):
             assert sum(snap.buckets.values()) == snap.near + snap.far
     last = rec.snapshot(len(rec) - 1)
     assert np.array_equal(last.states() == SETTLED, reachable)
@@ -318,6 +329,7 @@ def test_dijkstra_counters_and_backend():
         ({"method": "astar"}, engine.ParameterError, "near_far, near_far_async, delta"),
         ({"backend": "tpu"}, engine.ParameterError, "known backends"),
         ({"delta": 0}, engine.ParameterError, "delta must be"),
+        ({"method": "bucketing", "delta": 0}, engine.ParameterError, "delta must be"),
         ({"delta": -3}, engine.ParameterError, "delta must be"),
         ({"delta": 2.5}, engine.ParameterError, "integer"),
         ({"batch_size": 0}, engine.ParameterError, "batch size"),

@@ -7,7 +7,7 @@ from engine import sssp
 
 from .graphs import OSM_CITIES, PACE, check_tree, load_shared
 
-METHODS = ["near_far", "delta_stepping", "bellman_ford", "near_far_async"]
+METHODS = ["near_far", "delta_stepping", "bucketing", "bellman_ford", "near_far_async"]
 
 
 def _sources(graph, count, seed=7):

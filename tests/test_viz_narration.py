@@ -44,6 +44,14 @@ def test_delta_stepping_heavy_arcs_and_the_target():
     )
 
 
+def test_bucketing_says_where_the_next_bucket_comes_from():
+    run = _run("bucketing", 5)
+    rec = run.result.recording
+    end = caption(run, int(np.flatnonzero(np.diff(rec.column("phase")) > 0)[0] + 1))
+    assert "phase 1 ends. The next bucket is taken from the sorted far nodes." in end
+    assert "sorted far nodes" not in caption(_run("near_far", 5), 2)
+
+
 def test_bellman_ford_and_dijkstra(session):
     run = _run("bellman_ford", None)
     assert "Bellman-Ford has no threshold" in caption(run, 1)

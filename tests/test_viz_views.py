@@ -67,6 +67,8 @@ def test_readouts_and_charts_follow_the_frame(session):
     assert charts._bins.data["k"][-1] == used + 1  # the rest bar right after them
     np.testing.assert_array_equal(charts._grid.data["image"][0], rec.bucket_matrix().T)
     assert charts._life.visible
+    session.configs[0].method = "bucketing"
+    assert charts._buckets.visible and session.runs[0].buckets(5) is not None
 
 
 def test_controls_show_the_delta_that_ran(session):

@@ -87,7 +87,8 @@ threshold lies as the crow flies.
 a small Δ approaches Dijkstra. **Batch size** is how many iterations the GPU runs before the
 host checks whether near is empty: it changes speed (host syncs), never the answer or the
 frames. **Δ-stepping** uses buckets of width Δ and relaxes heavy arcs once per bucket;
-**Bellman-Ford** has no threshold at all.
+**Bucketing** keeps the far nodes sorted into buckets of width Δ, so each phase takes the next
+bucket instead of compacting the whole far pile; **Bellman-Ford** has no threshold at all.
 
 **Wasted work** colours each node by how many times its arcs have been relaxed so far:
 once is what Dijkstra does; every further time (yellow, orange, red) is work a wide Δ

@@ -88,7 +88,7 @@ class Readouts(RunView):
 
 class ChartsView(RunView):
     """Near/far/settled per iteration with phase marks, arcs relaxed, an adaptive Δ, and
-    Δ-stepping's buckets; a cursor follows the player."""
+    the buckets of Δ-stepping and bucketing; a cursor follows the player."""
 
     def __init__(self, session: Session, slot: int = 0, x_range=None, **params):
         super().__init__(session, slot, **params)
@@ -123,7 +123,7 @@ class ChartsView(RunView):
             dict(k=np.arange(BUCKET_BINS), size=np.zeros(BUCKET_BINS, dtype=np.int64))
         )
         self._buckets = figure(
-            title="Δ-stepping buckets now: nodes per bucket, current first (last bar: the rest)",
+            title="Buckets now: nodes per bucket, current first (last bar: the rest)",
             x_range=Range1d(-0.5, BUCKET_BINS - 0.5),
             height=160,
             sizing_mode="stretch_width",

@@ -74,6 +74,8 @@ def caption(run: Run, frame: int) -> str:
             )
         else:
             parts.append(f"The near set is empty, so phase {before.phase:,} ends.")
+            if engine.METHODS[method].bucketed:
+                parts.append("The next bucket is taken from the sorted far nodes.")
         if result.adaptive is None:
             rise = f"{now.threshold / result.delta:,.4g}·Δ = {rise}"
         else:

@@ -54,6 +54,7 @@ DIMACS_WEIGHTS = ("file", "unit", "random:1")
 METHOD_LABELS = {
     "near_far": "Near-Far",
     "delta_stepping": "Δ-stepping",
+    "bucketing": "Bucketing",
     "bellman_ford": "Bellman-Ford",
     "dijkstra": "Dijkstra (SciPy)",
 }
@@ -427,7 +428,8 @@ class Run:
         return np.flatnonzero(np.diff(rec.column("phase")) > 0) + 1
 
     def buckets(self, frame: int) -> np.ndarray | None:
-        """Δ-stepping's bucket sizes at ``frame`` (current bucket first, tail last)."""
+        """The bucket sizes (Δ-stepping, bucketing) at ``frame`` (current bucket first, tail
+        last)."""
         rec = self.result.recording
         if rec is None or rec.buckets is None:
             return None

@@ -65,6 +65,9 @@ enum {
     C_AGAIN_MARK,   // C_AGAIN at the last phase end (the last phase's waste is the difference)
     C_LENTRIES,     // near entries relaxed in the last finished phase
     C_LWASTE,       // re-improvements in the last finished phase (the Delta rule's input)
+    C_SCURSOR,      // bucketing: the store's first segment not taken yet
+    C_SBASE,        // bucketing: the bucket (distance / Delta) of the store's segment 0
+    C_SORTS,        // bucketing: sorts of the far nodes into the store
     C_SLOTS = 40
 };
 
@@ -73,6 +76,9 @@ enum { F_ITER = 0, F_PHASE, F_LO, F_HI, F_FRONTIER, F_PILE, F_EDGES, F_IMPROVED,
        F_REACHED, F_NEARED, F_SETTLED, F_RELAXED, F_DELTA, F_LENTRIES, F_LWASTE, F_FIELDS };
 
 #define BUCKET_BINS 256
+// Bucketing's store: segments of width Delta from its smallest bucket on; the last one
+// (SEGMENTS) holds every bucket beyond. engine/methods.py SEGMENTS.
+#define SEGMENTS 256
 
 // Cluster scope: blocks per cluster (a non-portable size, allowed by the launcher) and the
 // shared-memory capacities of each block (the launcher may pass smaller ones, for tests).
@@ -138,6 +144,8 @@ struct Search {
     long long pile_cap;
     int* band;
     int* mark;
+    int* store;        // bucketing: far nodes sorted by bucket, or null for the other methods
+    long long* seg;    // bucketing: SEGMENTS + 2 segment offsets, then SEGMENTS + 1 counters
     int* reached_at;   // recording stamps, or null
     int* near_at;      // band membership (and recording stamp), or null
     int* settled_at;   // recording stamp, or null
@@ -619,16 +627,27 @@ __device__ __forceinline__ D next_delta(const Search<D>& s, D delta, long long w
     return (D)grown;
 }
 
-// After far_min and a barrier: 1 when the far pile is empty, 2 when the target is settled,
-// else 0 and the next band [new_lo, new_hi): the Delta-aligned one holding the smallest far
-// distance, from hi on (below hi all is settled; an adaptive Delta may have grown past the
-// last band's alignment).
+// The smallest far distance, reduced by far_min into ctl[C_PMIN] (after a barrier).
 template <typename D>
-__device__ __forceinline__ int next_band(const Search<D>& s, D hi, D delta, D& new_lo,
+__device__ __forceinline__ D far_smallest(const Search<D>& s) {
+    return *(volatile D*)&s.ctl[C_PMIN];
+}
+
+// Whether the target (if any) is settled: its distance is below hi.
+template <typename D>
+__device__ __forceinline__ bool target_settled(const Search<D>& s, D hi) {
+    return s.target >= 0 && __ldcg(&s.dist[s.target]) < hi;
+}
+
+// 1 when nothing is far (`pmin`, the smallest far distance, is infinite), 2 when the target
+// is settled, else 0 and the next band [new_lo, new_hi): the Delta-aligned one holding pmin,
+// from hi on (below hi all is settled; an adaptive Delta may have grown past the last
+// band's alignment).
+template <typename D>
+__device__ __forceinline__ int next_band(const Search<D>& s, D hi, D delta, D pmin, D& new_lo,
                                          D& new_hi) {
     const D INF = inf_of<D>();
-    const D pmin = *(volatile D*)&s.ctl[C_PMIN];
-    if (s.target >= 0 && __ldcg(&s.dist[s.target]) < hi) return 2;
+    if (target_settled(s, hi)) return 2;
     if (pmin == INF) return 1;
     const D aligned = (pmin / delta) * delta;
     new_lo = aligned > hi ? aligned : hi;
@@ -663,19 +682,141 @@ __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int 
     warp_add(&s.ctl[C_DUPS], dups);
 }
 
+// Bucketing: the store's first non-empty segment from `cursor` on, before the last one;
+// SEGMENTS when there is none. The offsets never decrease, so it is the one before the first
+// offset above the cursor's: each warp reads 32 offsets per round and votes (a thread's
+// walk, one dependent read per segment, cost 150 us when the store had run out).
+__device__ __forceinline__ int next_segment(const long long* seg, int cursor) {
+    const long long first = __ldcg(&seg[cursor]);
+    const int lane = (int)(threadIdx.x & 31);
+    for (int j0 = cursor + 1; j0 <= SEGMENTS; j0 += 32) {
+        const int j = j0 + lane;
+        const bool up = j <= SEGMENTS && __ldcg(&seg[j]) > first;
+        const unsigned above = __ballot_sync(0xffffffffu, up);
+        if (above) return j0 + __ffs(above) - 2;
+    }
+    return SEGMENTS;
+}
+
+// Bucketing: the store's segments [k, end), by default all from k on, as a pile the
+// phase-end passes read.
+template <typename D>
+__device__ __forceinline__ Pile store_from(const Search<D>& s, int k, int end = SEGMENTS + 1) {
+    const long long first = __ldcg(&s.seg[k]);
+    return Pile{s.store + first, false, __ldcg(&s.seg[end]) - first};
+}
+
+// Add 1 to counts[key] for each calling thread and return the thread's old value plus its
+// rank among the threads of its warp with the same key: one atomic per key and warp, since
+// most far nodes of a road graph fall in the first few buckets and per-thread atomics on
+// those few addresses queue up.
+__device__ __forceinline__ long long add_by_key(long long* counts, unsigned key) {
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned same = __match_any_sync(__activemask(), key);
+    const unsigned leader = __ffs(same) - 1;
+    u64 base = 0;
+    if (lane == leader) base = atomicAdd((u64*)&counts[key], (u64)__popc(same));
+    base = __shfl_sync(same, base, leader);
+    return (long long)base + __popc(same & ((1u << lane) - 1));
+}
+
+// Bucketing: sort the live far nodes (the store's from segment `cursor` on and the pile's,
+// one copy each, duplicates marked `epoch`) by bucket into the store, segment k holding
+// bucket base + k and the last one every bucket beyond: a counting sort in three passes and
+// three barriers. The live nodes are gathered in the other pile (empty between phase ends),
+// whose count is reset at the end; the counters that make the histogram are zeroed for the
+// next sort.
+template <typename D, bool CL>
+__device__ void bucket_sort(const Search<D>& s, const Pile& pile, int cursor, int ppar, D hi,
+                            D delta, D base, int epoch, long long tid, long long nthreads) {
+    long long* counts = s.seg + SEGMENTS + 2;
+    int* live = s.pile[ppar ^ 1];
+    u64* live_count = &s.ctl[C_PILE0 + (ppar ^ 1)];
+    unsigned stale = 0, dups = 0;
+    const Pile parts[2] = {store_from(s, cursor), pile};
+    for (const Pile& part : parts)
+        for (long long k = tid; k < part.m; k += nthreads) {
+            const int v = far_candidate(part.list, part.scan, k);
+            const D d = __ldcg(&s.dist[v]);
+            if (d < hi || d == inf_of<D>()) { stale += !part.scan; continue; }
+            if (atomicExch(&s.mark[v], epoch) == epoch) { ++dups; continue; }
+            append(live_count, live, v);
+            add_by_key(counts, (unsigned)min((u64)(d / delta - base), (u64)SEGMENTS));
+        }
+    warp_add(&s.ctl[C_STALE], stale);
+    warp_add(&s.ctl[C_DUPS], dups);
+    scope_sync<CL>();
+    const long long m = (long long)vload(live_count);
+    if (tid < 32) {  // segment offsets by one warp; the counters become write positions
+        constexpr int PER = (SEGMENTS + 32) / 32;  // segments 0..SEGMENTS, PER per lane
+        long long c[PER], sum = 0;
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            const int k = (int)tid * PER + i;
+            c[i] = k <= SEGMENTS ? __ldcg(&counts[k]) : 0;
+            sum += c[i];
+        }
+        long long at = sum;  // inclusive prefix sum over the lanes
+        for (int d = 1; d < 32; d <<= 1) {
+            const long long left = __shfl_up_sync(0xffffffffu, at, d);
+            if (tid >= d) at += left;
+        }
+        if (tid == 31) s.seg[SEGMENTS + 1] = at;
+        at -= sum;
+#pragma unroll
+        for (int i = 0; i < PER; ++i) {
+            const int k = (int)tid * PER + i;
+            if (k > SEGMENTS) break;
+            s.seg[k] = at;
+            counts[k] = at;
+            at += c[i];
+        }
+        __threadfence();
+    }
+    scope_sync<CL>();
+    for (long long k = tid; k < m; k += nthreads) {
+        const int v = __ldcg(&live[k]);
+        const D d = __ldcg(&s.dist[v]);
+        s.store[add_by_key(counts, (unsigned)min((u64)(d / delta - base), (u64)SEGMENTS))] = v;
+    }
+    __threadfence();
+    scope_sync<CL>();
+    for (long long k = tid; k <= SEGMENTS; k += nthreads) counts[k] = 0;
+    if (tid == 0) {
+        *live_count = 0;
+        s.ctl[C_SORTS] += 1;
+    }
+}
+
+// Recording: add the far nodes of `pile` (one copy each, marked `epoch`) to the sizes of
+// the buckets ahead of the band [lo, hi), the last bin counting every bucket beyond.
+template <typename D>
+__device__ void count_buckets(const Search<D>& s, long long* bins, const Pile& pile, D lo, D hi,
+                              D delta, int epoch, long long tid, long long nthreads) {
+    for (long long k = tid; k < pile.m; k += nthreads) {
+        const int v = far_candidate(pile.list, pile.scan, k);
+        const D d = __ldcg(&s.dist[v]);
+        if (d < hi || d == inf_of<D>()) continue;
+        if (atomicExch(&s.mark[v], epoch) == epoch) continue;
+        long long off = (long long)(d / delta) - (long long)(lo / delta);
+        if (off > BUCKET_BINS - 1) off = BUCKET_BINS - 1;
+        atomicAdd((u64*)&bins[off], 1ull);
+    }
+}
+
 #define KERNEL_PARAMS                                                                        \
     const long long *indptr, const long long *light_end, const Arc *arcs, D *dist,           \
         Entry *front0, Entry *front1, int *pile0, int *pile1, long long pile_cap, int *band, \
-        int *mark, int *reached_at, int *near_at, int *settled_at, int *relax_log,           \
-        long long log_cap, u64 *ctl,                                                         \
+        int *mark, int *store, long long *seg, int *reached_at, int *near_at,                \
+        int *settled_at, int *relax_log, long long log_cap, u64 *ctl,                        \
         long long *frames, long long *buckets, long long n, D delta_low, D delta_high,       \
         long long phase_cost, long long target,                                              \
         int light_heavy, int lanes_log2, int batch, long long leave_below,                   \
         long long leave_above, int qcap, int fcap
 #define KERNEL_ARGS                                                                          \
     indptr, light_end, arcs, dist, front0, front1, pile0, pile1, pile_cap, band, mark,       \
-        reached_at, near_at, settled_at, relax_log, log_cap, ctl, frames, buckets, n,        \
-        delta_low, delta_high, phase_cost, target,                                           \
+        store, seg, reached_at, near_at, settled_at, relax_log, log_cap, ctl, frames,        \
+        buckets, n, delta_low, delta_high, phase_cost, target,                               \
         light_heavy, lanes_log2, batch, leave_below, leave_above, qcap, fcap
 
 // Up to `batch` iterations, ending early once the frontier size is below `leave_below` or
@@ -685,11 +826,12 @@ __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int 
 // back once, at the end of the batch. REC: the search is recorded (stamps, frame rows and,
 // for Delta-stepping, bucket sizes); without it the recording paths are compiled out, which
 // shortens every iteration's instruction path.
-template <typename D, bool CL, bool REC>
+template <typename D, bool CL, bool REC, bool BK>
 __device__ void search_batch(KERNEL_PARAMS) {
     extern __shared__ unsigned char dynamic_shared[];
     Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
-                band, mark, REC ? reached_at : nullptr, near_at, REC ? settled_at : nullptr,
+                band, mark, BK ? store : nullptr, BK ? seg : nullptr,
+                REC ? reached_at : nullptr, near_at, REC ? settled_at : nullptr,
                 REC ? relax_log : nullptr, log_cap,
                 ctl, REC ? frames : nullptr, REC ? buckets : nullptr,
                 n, delta_low, delta_high, phase_cost, target, light_heavy, lanes_log2,
@@ -713,6 +855,8 @@ __device__ void search_batch(KERNEL_PARAMS) {
     long long entries = (long long)vload(&ctl[C_ENTRIES0]);  // of this phase
     long long again_mark = (long long)vload(&ctl[C_AGAIN_MARK]);
     const bool adapts = s.delta_low != s.delta_high;
+    int cursor = (int)vload(&ctl[C_SCURSOR]);  // bucketing's store
+    D base = (D)vload(&ctl[C_SBASE]);
     // The frontier starts in global memory, whichever scope made it.
     long long global = (long long)vload(&ctl[C_CNT0 + it % 3]);
     long long count = global;
@@ -740,7 +884,8 @@ __device__ void search_batch(KERNEL_PARAMS) {
         entries += relaxed;
         Out o{fpar ^ 1, &ctl[C_CNT0 + it % 3], s.front[fpar ^ 1], &ctl[C_PILE0 + ppar],
               s.pile[ppar]};
-        const int epoch = 3 * it;  // +1: compaction dedup; +2: bucket histogram dedup
+        // +1: compaction dedup; +2: bucket histogram dedup; +3: bucketing's sort dedup
+        const int epoch = 4 * it;
         // Slot (it + 1) % 3 was last read as a frontier size by iteration it - 2, before the
         // barrier that ended iteration it - 1; zero it for iteration it + 1's appends. At
         // cluster scope it is nonzero only after a spill.
@@ -771,11 +916,23 @@ __device__ void search_batch(KERNEL_PARAMS) {
             if (recording) add_counters(ctl, edges, improved);
             if (recording || adapts) add_again(ctl, improved);  // read after the barrier
             if constexpr (CL) flush_far(s, o, s.sh->far, &s.sh->fn, 1);
-            if (s.light_heavy || CL) scope_sync<CL>();
+            if (s.light_heavy || CL || BK) scope_sync<CL>();
             if (s.settled_at)
                 for (long long i = band_lo + tid; i < band_hi; i += nthreads)
                     s.settled_at[__ldcg(&s.band[i])] = it;
-            const Pile pile = far_pile(s, ppar);
+            Pile pile = far_pile(s, ppar);
+            // Bucketing reads the next Delta before the pass (it sorts when Delta changes);
+            // its C_AGAIN is complete after the barrier above.
+            D next = BK ? next_delta(s, delta, (long long)vload(&ctl[C_AGAIN]) - again_mark)
+                        : delta;
+            int segment = SEGMENTS;
+            bool sort = false;
+            if constexpr (BK) {  // engine/_cpu.py next_bucket says when the store is sorted
+                segment = next_segment(s.seg, cursor);
+                const long long left = __ldcg(&s.seg[SEGMENTS + 1]) - __ldcg(&s.seg[segment]);
+                sort = segment == SEGMENTS || pile.m > left || next != delta;
+                if (sort) far_min(s, store_from(s, cursor), hi, tid, nthreads);
+            }
             far_min(s, pile, hi, tid, nthreads);
             scope_sync<CL>();
             const long long again = (long long)vload(&ctl[C_AGAIN]);
@@ -783,14 +940,30 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 ctl[C_LENTRIES] = (u64)entries;
                 ctl[C_LWASTE] = (u64)(again - again_mark);
             }
-            const D next = next_delta(s, delta, again - again_mark);
+            if constexpr (!BK) next = next_delta(s, delta, again - again_mark);
             entries = 0;
             again_mark = again;
+            D pmin = far_smallest(s);
+            if (BK && sort && pmin != INF && !target_settled(s, hi)) {
+                base = pmin / next;
+                bucket_sort<D, CL>(s, pile, cursor, ppar, hi, next, base, epoch + 3, tid,
+                                   nthreads);
+                pile.m = 0;
+                segment = cursor = 0;
+            }
+            // The store's next segment holds the smallest far distance but for the pile's.
+            const bool stored = BK && segment < SEGMENTS && !(sort && pmin == INF);
+            if (stored && (D)(base + segment) * next < pmin) pmin = (D)(base + segment) * next;
             D new_lo, new_hi;
-            done = next_band(s, hi, next, new_lo, new_hi);
+            done = next_band(s, hi, next, pmin, new_lo, new_hi);
             if (!done) {
                 delta = next;
                 compact<D, CL>(s, o, pile, ppar, hi, new_hi, epoch + 1, it, tid, nthreads);
+                if (stored && (D)(base + segment) * next < new_hi) {  // it is this band's
+                    compact<D, CL>(s, o, store_from(s, segment, segment + 1), ppar, hi,
+                                   new_hi, epoch + 1, it, tid, nthreads);
+                    cursor = segment + 1;
+                }
                 count = exchange<D, CL>(s, o, fpar, global, min_fill, rounds);
                 // Only thread 0 writes these, and nothing reads them before the next phase
                 // end, which is at least one barrier away.
@@ -823,7 +996,8 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 f[F_HI] = frame_threshold(hi);
                 f[F_FRONTIER] = relaxed;
                 const u64 pile_now = done == 1 ? 0 : vload(&ctl[C_PILE0 + ppar]);
-                f[F_PILE] = (long long)min(pile_now, (u64)s.pile_cap);
+                const long long stored = BK && done != 1 ? store_from(s, cursor).m : 0;
+                f[F_PILE] = (long long)min(pile_now, (u64)s.pile_cap) + stored;
                 f[F_EDGES] = (long long)vload(&ctl[C_EDGES]);
                 f[F_IMPROVED] = (long long)vload(&ctl[C_IMPROVED]);
                 f[F_REACHED] = (long long)vload(&ctl[C_REACHED]);
@@ -834,24 +1008,17 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 f[F_LENTRIES] = (long long)vload(&ctl[C_LENTRIES]);
                 f[F_LWASTE] = (long long)vload(&ctl[C_LWASTE]);
             }
-            if (s.buckets) {
-                // Delta-stepping: size of each bucket ahead, from the band and the pile.
+            if (s.buckets && done != 1) {
+                // Delta-stepping and bucketing: size of each bucket ahead, from the band, the
+                // pile and bucketing's store.
                 long long* bins = s.buckets + (long long)b * BUCKET_BINS;
-                const u64 pcount = done == 1 ? 0 : vload(&ctl[C_PILE0 + ppar]);
-                const bool scan = (long long)pcount > s.pile_cap;
-                const long long m = scan ? s.n : (long long)pcount;
-                const int* fpile = s.pile[ppar];
                 if (tid == 0)
                     atomicAdd((u64*)&bins[0], vload(&ctl[C_NEARED]) - vload(&ctl[C_SETTLED]));
-                for (long long k = tid; k < m; k += nthreads) {
-                    int v = far_candidate(fpile, scan, k);
-                    D d = __ldcg(&s.dist[v]);
-                    if (d < hi || d == INF) continue;
-                    if (atomicExch(&s.mark[v], epoch + 2) == epoch + 2) continue;
-                    long long off = (long long)(d / delta) - (long long)(lo / delta);
-                    if (off > BUCKET_BINS - 1) off = BUCKET_BINS - 1;
-                    atomicAdd((u64*)&bins[off], 1ull);
-                }
+                count_buckets(s, bins, far_pile(s, ppar), lo, hi, delta, epoch + 2, tid,
+                              nthreads);
+                if constexpr (BK)
+                    count_buckets(s, bins, store_from(s, cursor), lo, hi, delta, epoch + 2, tid,
+                                  nthreads);
             }
             scope_sync<CL>();
             // The relax log must hold the next frontier: if not, end the batch here (every
@@ -876,6 +1043,8 @@ __device__ void search_batch(KERNEL_PARAMS) {
         ctl[C_LO] = done ? hi : lo;
         ctl[C_HI] = hi;
         ctl[C_DELTA] = delta;
+        ctl[C_SCURSOR] = (u64)cursor;
+        ctl[C_SBASE] = (u64)base;
         ctl[C_ENTRIES0] = (u64)entries;
         ctl[C_AGAIN_MARK] = (u64)again_mark;
         ctl[C_DONE] = done;
@@ -954,7 +1123,8 @@ __device__ void search_async(KERNEL_PARAMS) {
     extern __shared__ unsigned char dynamic_shared[];
     AsyncShared* r = reinterpret_cast<AsyncShared*>(dynamic_shared);
     Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
-                band, mark, nullptr, nullptr, nullptr, nullptr, 0, ctl, nullptr, nullptr,
+                band, mark, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, ctl,
+                nullptr, nullptr,
                 n, delta_low, delta_high, phase_cost, target, 0, lanes_log2,
                 nullptr, r, blockIdx.x,
                 (unsigned)min(qcap, RCAP), (unsigned)min(fcap, FCAP)};
@@ -1004,7 +1174,7 @@ __device__ void search_async(KERNEL_PARAMS) {
         cluster.sync();
         const D next = next_delta(s, delta, again - again_mark);
         D new_lo, new_hi;
-        done = next_band(s, hi, next, new_lo, new_hi);
+        done = next_band(s, hi, next, far_smallest(s), new_lo, new_hi);
         if (tid == 0) {
             ctl[C_LENTRIES] = (u64)entries;
             ctl[C_LWASTE] = (u64)(again - again_mark);
@@ -1075,16 +1245,18 @@ __global__ void widen(const D* dist, long long n, long long unreachable, long lo
         out[i] = dist[i] == inf_of<D>() ? unreachable : (long long)dist[i];
 }
 
-template <typename D, bool REC>
+// REC: recorded; BK: bucketing (its store and sorts are compiled only into its kernels: in
+// the others' they cost Near-Far 20 % on PACE NE, bench/NOTES.md).
+template <typename D, bool REC, bool BK>
 __global__ void __launch_bounds__(256) frontier_grid(KERNEL_PARAMS) {
-    search_batch<D, false, REC>(KERNEL_ARGS);
+    search_batch<D, false, REC, BK>(KERNEL_ARGS);
 }
 
 #if CLUSTERS
-template <typename D, bool REC>
+template <typename D, bool REC, bool BK>
 __global__ void __launch_bounds__(CLUSTER_THREADS) __cluster_dims__(CLUSTER, 1, 1)
     frontier_cluster(KERNEL_PARAMS) {
-    search_batch<D, true, REC>(KERNEL_ARGS);
+    search_batch<D, true, REC, BK>(KERNEL_ARGS);
 }
 
 template <typename D>
