@@ -500,3 +500,57 @@ def test_a_keyboard_only_walk_tab_to_play_space_plays_arrows_step(server, browse
     wait_for(lambda: number(page, "frontier-iteration") == 2)
     page.keyboard.press(" ")  # Bokeh redraws the relabelled button: the page's keys play
     wait_for(lambda: "Pause" in play_button(page).inner_text())
+
+
+def _hand_made_city(folder: Path) -> Path:
+    """A 6 × 6 street grid written by hand as DIMACS ``.gr`` and ``.co`` (100 m blocks near
+    Helsinki, weights in metres with one slow street)."""
+    side = 6
+    arcs = []
+    for r in range(side):
+        for c in range(side):
+            v = r * side + c + 1
+            for u, ok in ((v + 1, c + 1 < side), (v + side, r + 1 < side)):
+                if ok:
+                    w = 100 + 37 * ((v * 7 + u) % 5) + (900 if v == 8 else 0)
+                    arcs += [f"a {v} {u} {w}", f"a {u} {v} {w}"]
+    gr = folder / "quizgrid.gr"
+    gr.write_text(f"p sp {side * side} {len(arcs)}\n" + "\n".join(arcs) + "\n")
+    points = [
+        f"v {r * side + c + 1} {24_940_000 + 1_800 * c} {60_170_000 + 900 * r}"
+        for r in range(side)
+        for c in range(side)
+    ]
+    (folder / "quizgrid.co").write_text(f"p aux sp co {side * side}\n" + "\n".join(points) + "\n")
+    return gr
+
+
+def test_a_predict_question_answered_right_then_wrong(server, browser, links_dir):
+    """Issue 20: on a hand-made graph, paused at a frame, Predict asks a question; the right
+    option scores, a wrong one is explained, and the score counts both."""
+    from viz.quiz import Quiz
+    from viz.state import GraphChoice, Session
+
+    gr = _hand_made_city(links_dir)
+    expected = Session()  # the same search here: its questions are the page's
+    assert expected.load_graph(GraphChoice(str(gr))) and expected.set_query(source=0)
+    expected.seek(3)
+    quiz = Quiz(expected)
+    page = open_app(browser, server + "?" + urlencode({"graph": str(gr), "source": 1, "frame": 3}))
+    wait_for(lambda: "quizgrid" in stats(page), 60)
+    wait_for(lambda: number(page, "frontier-iteration") == 3)
+    box = page.locator(".frontier-quiz").first
+    text = page.locator(".frontier-quiz .frontier-score").first
+    for k, right in enumerate((True, False)):
+        assert quiz.new()
+        q = quiz.question
+        box.get_by_role("button", name="Predict the next step").click()
+        wait_for(lambda q=q: q.text in page.locator(".frontier-question").first.inner_text())
+        choice = q.answer if right else (q.answer + 1) % len(q.options)
+        box.get_by_role("button", name=q.options[choice], exact=True).click()
+        box.get_by_role("button", name="Check", exact=True).click()
+        verdict = "Right!" if right else "Not quite."
+        wait_for(lambda v=verdict: v in page.locator(".frontier-answer").first.inner_text())
+        wait_for(lambda score=f"Score: 1 of {k + 1}": score in text.inner_text())
+        quiz.check(choice)
+    assert "Traceback" not in page.content()

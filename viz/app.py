@@ -17,6 +17,7 @@ from viz.lessons import Lessons, LessonView
 from viz.links import LinkKeeper, lesson_of, open_link
 from viz.loading import Loader, LoadProgress
 from viz.narration import Caption, Describe
+from viz.quiz import Quiz, QuizView
 from viz.state import GraphChoice, Session
 from viz.takeaway import TakeawayView
 
@@ -27,6 +28,7 @@ session.load_graph(GraphChoice())
 session.param.watch(lambda e: pn.state.notifications.error(e.new, duration=8000), "error")
 explorer = Explorer(session)
 lessons = Lessons(session)
+quiz = Quiz(session)  # predict the next step: questions checked against the recording
 loader = Loader(session)  # graph loads run on a worker thread, with progress and Cancel
 
 
@@ -84,6 +86,7 @@ main = pn.Column(
     Player(session),
     pn.Column(LessonView(lessons), Legend(session), visible=shown),
     Caption(session),
+    QuizView(quiz),
     pn.Column(Describe(session), visible=shown),
     pn.Card(
         pn.pane.Markdown(NOTES),

@@ -44,6 +44,7 @@ class MapView(RunView):
         self._layout = pn.Column(self._pane, self._note, sizing_mode="stretch_width")
         self._graph = None
         session.param.watch(self._on_layer, "layer")
+        session.param.watch(self._on_marked, "marked")
         self._follow()
 
     def _build(self) -> None:
@@ -116,8 +117,14 @@ class MapView(RunView):
             line_color="white",
             line_width=2,
         )
+        self._asked = ColumnDataSource(dict(x=[], y=[], label=[]))
+        fig.scatter("x", "y", source=self._asked, size=22, fill_color="white",
+                    line_color=style.TARGET, line_width=3)  # fmt: skip
+        fig.text("x", "y", text="label", source=self._asked, text_align="center",
+                 text_baseline="middle", text_font_style="bold", text_font_size="12px")  # fmt: skip
         fig.on_event(Tap, self._on_tap)
         self._pane.object = fig
+        self._on_marked()
         self._layout[0] = self._pane
 
     def _figure(self, geo: Geometry):
@@ -184,6 +191,14 @@ class MapView(RunView):
         )
         self._route.data = dict(x=geo.x[run.route], y=geo.y[run.route])
         self._on_frame()
+
+    def _on_marked(self, *_events) -> None:
+        """The nodes a question asks about, labelled A, B, C."""
+        geo = self.session.loaded.geometry
+        if self._graph is None or geo is None or self.session.loaded.graph is not self._graph:
+            return
+        nodes = [v for v in self.session.marked if v < len(geo.x)]
+        self._asked.data = dict(x=geo.x[nodes], y=geo.y[nodes], label=list("ABC"[: len(nodes)]))
 
     def _fill(self) -> dict:
         field = "state" if self.session.layer == "states" else "work"

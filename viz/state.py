@@ -499,6 +499,7 @@ class Session(param.Parameterized):
         default=False, doc="Presentation mode: the map, the player and the caption, large"
     )
     error = param.String(default="", doc="The last refused request, in one line")
+    marked = param.List(default=[], doc="Nodes a question marks on the map: A, B, C")
 
     def __init__(self, *, a: RunConfig | None = None, b: RunConfig | None = None, **params):
         super().__init__(**params)
