@@ -554,3 +554,24 @@ def test_a_predict_question_answered_right_then_wrong(server, browser, links_dir
         wait_for(lambda score=f"Score: 1 of {k + 1}": score in text.inner_text())
         quiz.check(choice)
     assert "Traceback" not in page.content()
+
+
+def serious_violations(page) -> list[str]:
+    """axe-core's critical and serious violations on the page, one line each."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']}: {v['help']}" for v in found if v["impact"] in ("critical", "serious")]
+
+
+@pytest.mark.parametrize("view", ["", "?present=1", "?lesson=batch-size"])
+def test_axe_finds_nothing_critical_or_serious(server, browser, view):
+    """Issue 20: the main page, presentation mode and a lesson pass axe-core with no
+    critical or serious violation (controls are named once the page has drawn them)."""
+    page = open_app(browser, server + view)
+    left = serious_violations(page)
+    deadline = time.monotonic() + 20
+    while left and time.monotonic() < deadline:
+        time.sleep(1)
+        left = serious_violations(page)
+    assert not left, left

@@ -8,6 +8,7 @@ from bokeh.models import DataRange1d
 
 import engine
 from viz._page import soon
+from viz.access import Names
 from viz.cards import NOTES, Legend, StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
@@ -54,6 +55,7 @@ backend_note = pn.pane.Alert(
     "(same answers, same frames).",
     alert_type="warning",
     visible=not engine.gpu_available(),
+    stylesheets=[":host, p { color: #3d2e00 !important; }"],  # contrast ≥ 4.5 on its yellow
 )
 compare = pn.widgets.Switch.from_param(
     session.param.compare,
@@ -82,6 +84,7 @@ sidebar = pn.Column(
     visible=shown,
 )
 main = pn.Column(
+    Names(width=0, height=0, margin=0),
     LoadProgress(loader),
     Player(session),
     pn.Column(LessonView(lessons), Legend(session), visible=shown),

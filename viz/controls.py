@@ -105,6 +105,7 @@ class RunControls(Viewer):
             label="Δ (log scale)",
             options=DELTA_STOPS,
             value=_nearest_stop(config.delta, DELTA_STOPS),
+            css_classes=["frontier-delta-slider"],
         )
         self.delta = pn.widgets.IntInput(
             label="Δ exact", value=config.delta, width=120, css_classes=["frontier-delta"]
@@ -113,6 +114,7 @@ class RunControls(Viewer):
             label="Batch size (iterations per host check)",
             options=BATCH_STOPS,
             value=_nearest_stop(config.batch_size, BATCH_STOPS),
+            css_classes=["frontier-batch-slider"],
         )
         self.backend = pn.widgets.Select(
             label="Backend", options=list(engine.methods.BACKENDS), value=config.backend
@@ -410,8 +412,11 @@ class Player(Viewer):
             options={f"{f} fps": f for f in state.FPS_CHOICES},
             value=session.fps,
             width=90,
+            css_classes=["frontier-fps"],
         )
-        self.loop = pn.widgets.Checkbox(label="loop", value=session.loop, width=60)
+        self.loop = pn.widgets.Checkbox(
+            label="loop", value=session.loop, width=60, css_classes=["frontier-loop"]
+        )
         self.present = pn.widgets.Button(
             label="Present", width=150, css_classes=["frontier-present-button"]
         )
