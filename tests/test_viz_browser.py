@@ -360,7 +360,7 @@ def test_a_slow_load_spins_and_the_page_stays_live(server, browser):
     if not city.is_file():
         pytest.skip("the shared data is not beside the project")
     page = open_app(browser, server)
-    page.locator("select").first.select_option(label="File path")
+    page.locator(".frontier-settings select").first.select_option(label="File path")
     page.locator("input[placeholder='data/city.osm.pbf']").first.fill(str(city))
     page.locator("button", has_text="Load graph").first.click()
     page.locator(".pn-loading").first.wait_for(timeout=10_000)  # the Load button spins
@@ -470,6 +470,18 @@ def test_a_lesson_opens_by_link_and_steps(server, browser):
     wait_for(lambda: page.locator(".frontier-stats").count() == 2)  # A and B side by side
 
 
+def focus_ring(page) -> str:
+    """The outline of the element that has the keyboard focus (style, width)."""
+    return page.evaluate(
+        """() => {
+            let a = document.activeElement;
+            while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+            const s = getComputedStyle(a);
+            return s.outlineStyle + " " + s.outlineWidth;
+        }"""
+    )
+
+
 def focused_text(page) -> str:
     """The text of the element that has the keyboard focus, through shadow roots."""
     return page.evaluate(
@@ -482,7 +494,8 @@ def focused_text(page) -> str:
 
 
 def test_a_keyboard_only_walk_tab_to_play_space_plays_arrows_step(server, browser):
-    """Issue 20: no mouse. Tab reaches Play, space pauses and plays, arrows step."""
+    """Issue 20: no mouse. Tab reaches Play, space pauses and plays, arrows step; the focus
+    is ringed where it is, and stays on Play when Bokeh redraws it as Pause."""
     page = open_app(browser, server)
     wait_for(lambda: "Pause" in play_button(page).inner_text())  # the page opens playing
     for _ in range(80):
@@ -491,15 +504,19 @@ def test_a_keyboard_only_walk_tab_to_play_space_plays_arrows_step(server, browse
             break
     else:
         raise AssertionError("Tab never reached the Play button")
+    wait_for(lambda: focus_ring(page) == "solid 3px")
     page.keyboard.press(" ")
     wait_for(lambda: "Play" in play_button(page).inner_text())
+    wait_for(lambda: focused_text(page).strip() == "Play")  # the redrawn button has it
     page.keyboard.press("Home")
     wait_for(lambda: number(page, "frontier-iteration") == 0)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     wait_for(lambda: number(page, "frontier-iteration") == 2)
-    page.keyboard.press(" ")  # Bokeh redraws the relabelled button: the page's keys play
+    page.keyboard.press(" ")
     wait_for(lambda: "Pause" in play_button(page).inner_text())
+    page.keyboard.press("Tab")
+    assert focused_text(page).strip() == "Step"  # the walk goes on from Play
 
 
 def _hand_made_city(folder: Path) -> Path:
@@ -575,3 +592,28 @@ def test_axe_finds_nothing_critical_or_serious(server, browser, view):
         time.sleep(1)
         left = serious_violations(page)
     assert not left, left
+
+
+def test_a_phone_has_no_sideways_scroll_and_a_tap_sets_the_source(server, browser):
+    """Issue 20: at 390 × 844 on a touch screen the page is as wide as the phone, the map and
+    the player fit, and tapping the map moves the source."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    _OPEN.append(context)
+    page = context.new_page()
+    page.goto(server)
+    page.locator(".frontier-map canvas").first.wait_for(timeout=60_000)
+    wait_for(lambda: "Route" in stats(page))
+    wide = "() => document.documentElement.scrollWidth"
+    wait_for(lambda: page.evaluate(wide) <= 390)
+    for css in (".frontier-map", ".frontier-play button", ".frontier-present-button button"):
+        box = page.locator(css).first.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (css, box)
+    default = route(page)
+    events = page.locator(".frontier-map .bk-events").first
+    events.scroll_into_view_if_needed()
+    box = events.bounding_box()
+    events.tap(position={"x": box["width"] * 0.5, "y": box["height"] * 0.3})
+    wait_for(lambda: route(page) != default)
+    assert page.evaluate(wide) <= 390

@@ -8,7 +8,7 @@ from bokeh.models import DataRange1d
 
 import engine
 from viz._page import soon
-from viz.access import Names
+from viz.access import Accessible, PhoneViewport
 from viz.cards import NOTES, Legend, StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
@@ -84,7 +84,8 @@ sidebar = pn.Column(
     visible=shown,
 )
 main = pn.Column(
-    Names(width=0, height=0, margin=0),
+    Accessible(width=0, height=0, margin=0),
+    PhoneViewport(width=0, height=0, margin=0),
     LoadProgress(loader),
     Player(session),
     pn.Column(LessonView(lessons), Legend(session), visible=shown),
@@ -130,4 +131,8 @@ async def start() -> None:
 
 
 pn.state.onload(start)
-pn.Row(sidebar, main, sizing_mode="stretch_width").servable(title="Frontier")
+# Main first, shown on the right of the settings; on a phone it wraps above them.
+main.styles = {"flex": "1 1 360px"}
+pn.FlexBox(
+    main, sidebar, flex_direction="row-reverse", flex_wrap="wrap", sizing_mode="stretch_width"
+).servable(title="Frontier")

@@ -493,16 +493,18 @@ class Player(Viewer):
                 self.pacer.mark()
 
     def __panel__(self):
-        return pn.Row(
+        return pn.FlexBox(  # wraps on a phone: buttons, then the slider, then the rest
             self.first,
             self.back,
             self.play,
             self.forward,
-            pn.pane.Bokeh(self.scrub, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.scrub, sizing_mode="stretch_width", min_width=240),
             self.fps,
             self.loop,
             self.present,
             self.keys,
             self.pacer,
+            flex_wrap="wrap",
+            align_items="center",
             sizing_mode="stretch_width",
         )

@@ -369,9 +369,10 @@ class ExploreView(Viewer):
         self.cancel.on_click(lambda _e: e.cancel())
         self.rank = pn.widgets.Select(label="Target at Dijkstra rank", width=180)
         self.rank.param.watch(self._chose_rank, "value")
-        self.metric = pn.widgets.RadioButtonGroup(
-            options={METRICS[k][0]: k for k in METRICS}, value=e.metric, color="light"
-        )
+        self.metric = pn.widgets.Select(  # a menu, not buttons: it fits a phone
+            label="Cells show", options={METRICS[k][0]: k for k in METRICS}, value=e.metric,
+            width=300, sizing_mode=None,
+        )  # fmt: skip
         two_way(self.metric, e, "metric")
         self.progress = pn.indicators.Progress(value=0, max=1, visible=False, height=12)
         self.status = TextPane("")
@@ -381,6 +382,8 @@ class ExploreView(Viewer):
                 filename=e.filename(ext),
                 label=f"Download {ext.upper()}",
                 color="light",
+                width=160,
+                sizing_mode=None,
                 css_classes=[f"frontier-download-{ext}"],
             )
             for ext, cb in (("csv", e.csv_file), ("json", e.json_file), ("png", e.png_file))
@@ -544,7 +547,7 @@ class ExploreView(Viewer):
             "<small>Every search is checked against SciPy's Dijkstra. Click a cell to "
             "animate it as search A; shift-click to put it beside as search B.</small>"
         )
-        return pn.Row(
+        return pn.FlexBox(  # the results wrap below the settings on a phone
             pn.Column(
                 self.method, self.deltas, self.batches, self.repeat,
                 pn.Row(self.sweep, self.ranks, self.cancel), self.rank, width=330,
@@ -552,7 +555,9 @@ class ExploreView(Viewer):
             ),
             pn.Column(
                 self.metric, self.progress, self.status, self._heat, self._ranks, help_,
-                pn.Row(*self.downloads), sizing_mode="stretch_width",
+                pn.FlexBox(*self.downloads, flex_wrap="wrap"), sizing_mode="stretch_width",
+                styles={"flex": "1 1 340px"},
             ),
+            flex_wrap="wrap",
             sizing_mode="stretch_width",
         )  # fmt: skip

@@ -207,7 +207,7 @@ class LessonView(Viewer):
 
     def __panel__(self):
         return pn.Column(
-            pn.Row(self.menu, self.back, self.next, self.close),
+            pn.FlexBox(self.menu, self.back, self.next, self.close, flex_wrap="wrap"),
             self.text,
             css_classes=["frontier-lesson"],
             sizing_mode="stretch_width",

@@ -221,7 +221,7 @@ class QuizView(Viewer):
         super().__init__(**params)
         self.quiz = quiz
         self.ask = pn.widgets.Button(label="Predict the next step", width=190)
-        self.options = pn.widgets.RadioButtonGroup(options=[])
+        self.options = pn.widgets.RadioButtonGroup(options=[], width=240, sizing_mode=None)
         self.submit = pn.widgets.Button(label="Check", width=80, color="primary")
         self.text = TextPane("", sizing_mode="stretch_width")
         self.ask.on_click(lambda _e: quiz.new())
@@ -249,7 +249,7 @@ class QuizView(Viewer):
 
     def __panel__(self):
         return pn.Column(
-            pn.Row(self.ask, self.options, self.submit),
+            pn.FlexBox(self.ask, self.options, self.submit, flex_wrap="wrap"),
             self.text,
             css_classes=["frontier-quiz"],
             sizing_mode="stretch_width",
