@@ -1,4 +1,5 @@
-"""Lessons (issue 20): each opens on the embedded city and steps; bad names are one line."""
+"""Lessons (issue 20): each opens and steps, on the city on screen or on the embedded one;
+bad names are one line."""
 
 import pytest
 
@@ -12,6 +13,7 @@ def test_every_lesson_opens_and_steps_to_its_end(session, name):
     view = LessonView(lessons)
     assert lessons.open(name), session.error
     steps = LESSONS[name].steps
+    assert 3 <= len(steps) <= 6
     for k, step in enumerate(steps):
         assert lessons.step == k and lessons.text == step.say(session)
         assert f"Step {k + 1} of {len(steps)}." in view.text.object
@@ -31,7 +33,7 @@ def test_every_lesson_opens_and_steps_to_its_end(session, name):
 def test_the_numbers_a_lesson_says_are_the_runs(session):
     lessons = Lessons(session)
     assert lessons.open("batch-size")
-    lessons.go(1)
+    lessons.go(2)
     a, b = (run.result.counters.host_syncs for run in session.runs)
     assert f"A {a:,}, B {b:,}" in lessons.text and a > b
     assert session.runs[0].n_frames == session.runs[1].n_frames  # batch changes speed only
@@ -45,6 +47,9 @@ def test_a_lesson_opens_the_embedded_city_and_the_menu_opens_lessons(session, tm
     view = LessonView(lessons)
     view.menu.value = "delta-large"
     assert lessons.lesson == "delta-large" and session.loaded.choice.spec == "helsinki"
+    assert (
+        session.notice == "two.gr has no coordinates to draw: the lesson opens on the embedded city"
+    )
     view.close.clicks += 1
     assert lessons.lesson == "" and not view.text.visible and view.menu.value == ""
 
@@ -54,3 +59,32 @@ def test_an_unknown_lesson_is_one_line_and_changes_nothing(session):
     assert not lessons.open("warp-drive")
     assert "there is no lesson 'warp-drive'; the lessons are delta-small" in session.error
     assert lessons.lesson == "" and session.runs is runs
+
+
+def test_a_lesson_runs_on_the_city_on_screen(session, tmp_path):
+    """A city with coordinates (a shared one, or this small one written as DIMACS) keeps
+    the lesson; its words follow the graph's weights."""
+    from engine import synthetic
+
+    gr, _ = synthetic.write_city(tmp_path / "town", 900, seed=4)
+    assert session.load_graph(GraphChoice(str(gr)))
+    lessons = Lessons(session)
+    assert lessons.open("delta-small") and session.loaded.choice.spec == str(gr)
+    assert "tiny Δ (1,000)" in lessons.text and not session.notice
+    lessons.go(2)
+    assert lessons.step == 2 and session.compare
+
+
+def test_a_lesson_on_a_shared_city(session):
+    from .graphs import shared_path
+
+    city = shared_path("osm", "liechtenstein.osm.pbf")
+    if not city.is_file():
+        pytest.skip("the shared data is not beside the project")
+    assert session.load_graph(GraphChoice(str(city), network="drive"))
+    lessons = Lessons(session)
+    assert lessons.open("near-far-vs-delta-stepping")
+    assert "liechtenstein" in session.loaded.graph.name
+    lessons.go(2)
+    b = session.runs[1].result
+    assert b.method == "bucketing" and f"{b.counters.bucket_sorts:,} sorts" in lessons.text

@@ -84,3 +84,4 @@ def test_right_wrong_and_a_question_of_another_run(session):
     assert session.marked == []
     assert quiz.check(quiz.question.answer) is None and quiz.asked == 2
     assert "earlier search" in quiz.feedback and quiz.question.run is session.runs[0]
+    assert session.notice == quiz.feedback  # a notification too

@@ -27,6 +27,7 @@ pn.extension("filedropper", notifications=True, sizing_mode="stretch_width")
 session = Session()
 session.load_graph(GraphChoice())
 session.param.watch(lambda e: pn.state.notifications.error(e.new, duration=8000), "error")
+session.param.watch(lambda e: pn.state.notifications.info(e.new, duration=8000), "notice")
 explorer = Explorer(session)
 lessons = Lessons(session)
 quiz = Quiz(session)  # predict the next step: questions checked against the recording
@@ -90,8 +91,7 @@ main = pn.Column(
     Player(session),
     pn.Column(LessonView(lessons), Legend(session), visible=shown),
     Caption(session),
-    QuizView(quiz),
-    pn.Column(Describe(session), visible=shown),
+    pn.Column(QuizView(quiz), Describe(session), visible=shown),
     pn.Card(
         pn.pane.Markdown(NOTES),
         title="What am I looking at?",

@@ -1,5 +1,7 @@
-"""Lessons: short guided scenarios on the embedded city, each a few steps tied to settings and
-frames, for a teacher in front of a class (issue 20).
+"""Lessons: short guided scenarios, each a few steps tied to settings and frames, for a teacher
+in front of a class (issue 20). They run on the city on screen (a shared city opened by
+``?graph=...&lesson=NAME``, say) and on the embedded Helsinki when the graph on screen has no
+coordinates to draw.
 
 A `Step` sets search A (and B, when it compares), the map's layer and the player's frame in
 one `Session.configure`, then says in words what the class sees, with the numbers of the
@@ -16,6 +18,7 @@ import panel as pn
 import param
 from panel.viewable import Viewer
 
+from . import style
 from .charts import TextPane
 from .state import DashboardError, GraphChoice, RunConfig, Session
 
@@ -48,6 +51,11 @@ def _runs(s: Session):
     return a, b
 
 
+def _w(s: Session, value: int) -> str:
+    """A Δ in the words of the graph's weights (``10 m`` on lengths in centimetres)."""
+    return style.weight_text(value, s.loaded.graph.weight_kind)
+
+
 def _c(run) -> str:
     c = run.result.counters
     return f"{c.iterations:,} iterations in {c.phases:,} phases, {c.edges_relaxed:,} arcs relaxed"
@@ -68,8 +76,9 @@ LESSONS: dict[str, Lesson] = {
             "Δ too small: almost Dijkstra",
             (
                 Step(_fixed(1_000), None, 0, lambda s: (
-                    "Near-Far with a tiny Δ (10 m): each band holds only the few nodes a "
-                    "step further than the last. Press Play and watch the thin frontier.")),
+                    f"Near-Far with a tiny Δ ({_w(s, 1_000)}): each band holds only the few "
+                    "nodes a step further than the last. Press Play and watch the thin "
+                    "frontier.")),
                 Step(_fixed(1_000), None, LAST, lambda s: (
                     f"Done: {_c(s.runs[0])}. Almost every node was relaxed once, as Dijkstra "
                     "does, but one band at a time: many phases, little parallel work.")),
@@ -83,8 +92,9 @@ LESSONS: dict[str, Lesson] = {
             "Δ too large: wasted work",
             (
                 Step(_fixed(2_000_000), None, 0, lambda s: (
-                    "Near-Far with a huge Δ (20 km): the whole city fits in one band, so every "
-                    "reached node is near at once and relaxed again and again.")),
+                    f"Near-Far with a huge Δ ({_w(s, 2_000_000)}): most of the city fits in one "
+                    "band, so every reached node is near at once and relaxed again and "
+                    "again.")),
                 Step(_fixed(2_000_000), None, LAST, lambda s: (
                     f"Done: {_c(s.runs[0])}, against {s.runs[0].reference.edges_relaxed:,} "
                     "for Dijkstra. The map now counts how often each node's arcs were relaxed: "
@@ -105,6 +115,11 @@ LESSONS: dict[str, Lesson] = {
                 Step(_AUTO, {**_AUTO, "method": "delta_stepping"}, LAST, lambda s: (
                     f"A: {_c(_runs(s)[0])}. B: {_c(_runs(s)[1])}. The same distances; the "
                     "difference is which arcs each relaxes, and when.")),
+                Step(_AUTO, {**_AUTO, "method": "bucketing"}, LAST, lambda s: (
+                    f"B is now Davidson's bucketing: {_c(_runs(s)[1])}, with "
+                    f"{_runs(s)[1].result.counters.bucket_sorts:,} sorts of its far nodes into "
+                    "buckets of width Δ. Near-Far keeps one far pile and scans it at every "
+                    "phase end; bucketing keeps them sorted, so a phase takes the next bucket.")),
             ),
         ),
         Lesson(
@@ -114,6 +129,10 @@ LESSONS: dict[str, Lesson] = {
                 Step({**_AUTO, "batch_size": 1}, {**_AUTO, "batch_size": 512}, 0, lambda s: (
                     "A checks after every iteration whether the near set is empty (batch 1); "
                     "B queues 512 iterations on the GPU between checks.")),
+                Step({**_AUTO, "batch_size": 1}, {**_AUTO, "batch_size": 512}, 10, lambda s: (
+                    "Iteration 10 of both: the same near set "
+                    f"({_runs(s)[0].readout(10)['near']:,} and {_runs(s)[1].readout(10)['near']:,}"
+                    " nodes) and the same map. The batch decides only when the host looks.")),
                 Step({**_AUTO, "batch_size": 1}, {**_AUTO, "batch_size": 512}, LAST, lambda s: (
                     f"Host checks: A {_runs(s)[0].result.counters.host_syncs:,}, B "
                     f"{_runs(s)[1].result.counters.host_syncs:,}. Frames, iterations and "
@@ -136,13 +155,17 @@ class Lessons(param.Parameterized):
         self.session = session
 
     def open(self, name: str) -> bool:
-        """Open lesson ``name`` at its first step, on the embedded city."""
+        """Open lesson ``name`` at its first step, on the city on screen, or on the embedded
+        one (with a notice) when the graph on screen has no coordinates."""
         if name not in LESSONS:
             msg = f"there is no lesson {name!r}; the lessons are {', '.join(LESSONS)}"
             return self.session.fail(DashboardError(msg))
         s = self.session
-        if s.loaded.choice.spec != "helsinki" and not s.load_graph(GraphChoice()):
-            return False
+        if s.loaded.geometry is None:
+            shown = s.loaded.graph.name
+            if not s.load_graph(GraphChoice()):
+                return False
+            s.tell(f"{shown} has no coordinates to draw: the lesson opens on the embedded city")
         return self._show(name, 0)
 
     def close(self) -> None:

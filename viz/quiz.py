@@ -194,9 +194,9 @@ class Quiz(param.Parameterized):
         s = self.session
         if not s.runs or q.run is not s.runs[0]:
             self.new()
-            self.feedback = (
-                "That question was about an earlier search; here is one about this search."
-            )
+            msg = "That question was about an earlier search; here is one about this search."
+            self.feedback = msg
+            s.tell(msg)
             return None
         ok = choice == q.answer
         self.param.update(

@@ -500,6 +500,7 @@ class Session(param.Parameterized):
     )
     error = param.String(default="", doc="The last refused request, in one line")
     marked = param.List(default=[], doc="Nodes a question marks on the map: A, B, C")
+    notice = param.String(default="", doc="The last thing to tell the user, not an error")
 
     def __init__(self, *, a: RunConfig | None = None, b: RunConfig | None = None, **params):
         super().__init__(**params)
@@ -778,6 +779,13 @@ class Session(param.Parameterized):
             config.remember()
         if self.playing:
             self._clock = (time.monotonic(), self.frame)
+
+    def tell(self, msg: str) -> None:
+        """Say ``msg`` to the user (the views show it as a notification, not an error)."""
+        if self.notice == msg:
+            self.param.trigger("notice")
+        else:
+            self.notice = msg
 
     def fail(self, exc: BaseException) -> bool:
         """Report a refused request (the views show it); the state is left as it was."""
