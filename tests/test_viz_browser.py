@@ -370,22 +370,27 @@ def test_a_slow_load_spins_and_the_page_stays_live(server, browser):
 
 
 def map_image(page) -> dict | None:
-    """The rasterised map's current image, read from the Bokeh document: its size, and how
-    many pixels show a node (values above the road's)."""
-    return page.evaluate(
+    """The rasterised map's current image, read from the Bokeh document (a PNG ``data:`` URL)
+    and decoded: its size, and how many pixels show a node (values above the road's)."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    url = page.evaluate(
         """() => {
             for (const doc of Bokeh.documents)
                 for (const m of doc.all_models)
-                    if (m.type == "ColumnDataSource" && m.data.image && m.data.dw
-                            && m.data.image.length) {
-                        const a = m.data.image[0];
-                        let nodes = 0;
-                        for (let i = 0; i < a.length; i++) if (a[i] > 1) nodes++;
-                        return {shape: a.shape, nodes: nodes, dtype: a.dtype};
-                    }
+                    if (m.type == "ColumnDataSource" && m.data.url && m.data.w
+                            && m.data.url.length) return m.data.url[0];
             return null;
         }"""
     )
+    if url is None:
+        return None
+    values = np.array(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))))
+    return {"shape": values.shape, "nodes": int((values > 1).sum()), "dtype": str(values.dtype)}
 
 
 def test_a_200k_city_opens_by_link_plays_and_scrubs(server, browser, links_dir):

@@ -103,6 +103,34 @@ def test_viewport_fits_the_largest_side():
     assert raster.Viewport.fit(0, 1, 0, 1, 640, 400).width == 640
 
 
+def _picture(url: str):
+    """The PNG image of a ``data:`` URL."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+
+
+def _values(url: str) -> np.ndarray:
+    """A rasterised frame's values (row 0 at the bottom) from its PNG URL."""
+    return np.array(_picture(url))[::-1]
+
+
+def test_png_keeps_every_value_and_the_palette():
+    image = np.zeros((30, 50), dtype=np.uint8)
+    image[3:9, 4:20] = raster.ROAD
+    image[20, 7] = raster.ROAD + 3
+    colors = raster.palette(("#999999", "#000000", "#56b4e9", "#e69f00"), "#d0d0d0")
+    url = raster.png(image, colors)
+    assert np.array_equal(_values(url), image)
+    rgba = _picture(url).convert("RGBA")
+    assert rgba.getpixel((7, 29 - 20)) == (0xE6, 0x9F, 0x00, 255)  # near, from the top
+    assert rgba.getpixel((4, 29 - 3)) == (0xD0, 0xD0, 0xD0, 255)  # a road
+    assert rgba.getpixel((0, 0))[3] == 0  # empty is transparent
+
+
 def test_map_view_sends_one_image_per_frame(monkeypatch, tmp_path):
     from viz import state
     from viz.citymap import MapView
@@ -115,22 +143,23 @@ def test_map_view_sends_one_image_per_frame(monkeypatch, tmp_path):
     assert s.load_path(str(gr)), s.error
     view = MapView(s)
     assert s.loaded.geometry.rasterized and not hasattr(view, "_nodes")
-    image = view._image.data["image"][0]
-    assert image.dtype == np.uint8 and image.shape[1] == raster.MAX_SIDE
-    placement = {k: view._image.data[k] for k in ("x", "y", "dw", "dh")}
+    image = _values(view._image.data["url"][0])
+    assert image.shape[1] == raster.MAX_SIDE
+    placement = {k: view._image.data[k] for k in ("x", "y", "w", "h")}
     run = s.runs[0]
     s.seek(run.n_frames - 1)
-    last = view._image.data["image"][0]
-    assert last is not image and (last > raster.ROAD).sum() > (image > raster.ROAD).sum()
+    last = _values(view._image.data["url"][0])
+    assert (last > raster.ROAD).sum() > (image > raster.ROAD).sum()
+    assert np.array_equal(last, view._raster.image(raster.STATE_RANK[run.states(s.frame)]))
     assert {k: view._image.data[k] for k in placement} == placement  # only the image changed
     s.layer = "work"
-    assert len(view._picture.glyph.color_mapper.palette) == 2 + 4
-    assert view._image.data["image"][0].max() > raster.ROAD
+    assert len(view._raster_colors()) == 2 + 4
+    assert _values(view._image.data["url"][0]).max() > raster.ROAD
 
     class Zoom:  # what Bokeh's RangesUpdate event carries
-        x0, x1 = placement["x"][0], placement["x"][0] + placement["dw"][0] / 4
-        y0, y1 = placement["y"][0], placement["y"][0] + placement["dh"][0] / 4
+        x0, x1 = placement["x"][0], placement["x"][0] + placement["w"][0] / 4
+        y0, y1 = placement["y"][0], placement["y"][0] + placement["h"][0] / 4
 
     monkeypatch.setattr("viz.citymap.RangesUpdate", Zoom)
     view._on_view(Zoom())
-    assert view._image.data["x"] == [Zoom.x0] and view._image.data["dw"] == [Zoom.x1 - Zoom.x0]
+    assert view._image.data["x"] == [Zoom.x0] and view._image.data["w"] == [Zoom.x1 - Zoom.x0]

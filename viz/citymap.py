@@ -93,11 +93,9 @@ class MapView(RunView):
                 fill_color=self._fill(),
             )
         else:
-            self._image = ColumnDataSource(dict(image=[], x=[], y=[], dw=[], dh=[]))
-            self._picture = fig.image(
-                image="image", x="x", y="y", dw="dw", dh="dh", source=self._image,
-                color_mapper=self._raster_mapper(),
-            )  # fmt: skip
+            self._image = ColumnDataSource(dict(url=[], x=[], y=[], w=[], h=[]))
+            fig.image_url(url="url", x="x", y="y", w="w", h="h", anchor="bottom_left",
+                          source=self._image)  # fmt: skip
             self._shown = None
             fig.on_event(RangesUpdate, self._on_view)
             fig.on_change("inner_width", lambda _attr, _old, _new: self._on_view())
@@ -150,10 +148,10 @@ class MapView(RunView):
         fig.toolbar.logo = None
         return fig
 
-    def _raster_mapper(self) -> LinearColorMapper:
+    def _raster_colors(self) -> list[str]:
+        """The rasterised image's palette for the layer on show."""
         colors = RANKED_STATE_COLORS if self.session.layer == "states" else style.WORK_COLORS
-        colors = raster.palette(colors, style.ROAD)
-        return LinearColorMapper(palette=colors, low=-0.5, high=len(colors) - 0.5)
+        return raster.palette(colors, style.ROAD)
 
     def _on_view(self, *events) -> None:
         """Pan, zoom or resize: rasterise the roads for the new view and redraw the frame."""
@@ -208,9 +206,7 @@ class MapView(RunView):
         if self._graph is not None and self.session.loaded.geometry is not None:
             if self._raster is None:
                 self._dots.glyph.fill_color = self._fill()
-            else:
-                self._picture.glyph.color_mapper = self._raster_mapper()
-            self._on_frame()
+            self._on_frame()  # a rasterised map's next image has the layer's palette
 
     def _on_frame(self, *_events) -> None:
         run = self._run
@@ -244,14 +240,12 @@ class MapView(RunView):
             ranks = raster.STATE_RANK[run.states(frame)]
         else:
             ranks = run.work(frame)
-        image = self._raster.image(ranks)
+        url = raster.png(self._raster.image(ranks), self._raster_colors())
         v = self._raster.viewport
         if v == self._shown:
-            self._image.data["image"] = [image]  # one column replaced per frame
+            self._image.data["url"] = [url]  # one column replaced per frame
         else:
-            self._image.data = dict(
-                image=[image], x=[v.x0], y=[v.y0], dw=[v.x1 - v.x0], dh=[v.y1 - v.y0]
-            )
+            self._image.data = dict(url=[url], x=[v.x0], y=[v.y0], w=[v.x1 - v.x0], h=[v.y1 - v.y0])
             self._shown = v
 
     def _on_tap(self, event) -> None:

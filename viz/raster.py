@@ -3,8 +3,10 @@
 Above `RASTER_ABOVE` nodes the browser is sent one small-integer image per frame instead of
 a glyph per node: Datashader rasterises the roads once per viewport (pan, zoom, resize) and
 the nodes' codes once per frame, at the viewport's resolution. The image holds `EMPTY`,
-`ROAD`, or ``ROAD + rank`` for the highest-ranked node code in the pixel; the browser colours
-it with a palette (`palette`), so a frame of a 1,600 × 1,000 map is 1.6 MB of ``uint8``.
+`ROAD`, or ``ROAD + rank`` for the highest-ranked node code in the pixel, and goes to the
+browser as an indexed PNG with its palette (`png`): tens of kilobytes that the browser
+decodes natively, where 1.6 MB of ``uint8`` coloured pixel by pixel in BokehJS held a
+1,600 × 1,000 map to 8.5 painted frames a second (bench/NOTES.md, issue 19).
 
 Which code wins a pixel is the layer's choice: for node states the frontier is drawn on top
 (near over far over settled, `STATE_RANK`), for the wasted-work layer the most relaxed node.
@@ -62,6 +64,22 @@ def palette(node_colors: tuple[str, ...], road: str) -> list[str]:
     """The image's colours by value: transparent, the road, then the node colours by rank
     (``node_colors[0]``, the colour of rank 0, is never drawn: rank 0 shows the road)."""
     return ["#00000000", road, *node_colors[1:]]
+
+
+def png(image: np.ndarray, colors: list[str]) -> str:
+    """``image`` (row 0 at the bottom) as a ``data:`` URL of an indexed PNG whose palette is
+    ``colors`` (``#rrggbb`` or ``#rrggbbaa``), compressed for speed, not size."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    rgba = [bytes.fromhex((c.lstrip("#") + "ff")[:8]) for c in colors]
+    picture = Image.fromarray(np.ascontiguousarray(image[::-1]), mode="P")
+    picture.putpalette(b"".join(c[:3] for c in rgba))
+    out = io.BytesIO()
+    picture.save(out, format="PNG", compress_level=1, transparency=bytes(c[3] for c in rgba))
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
 
 
 class Rasterizer:
