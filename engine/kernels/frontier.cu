@@ -59,8 +59,8 @@ enum {
     C_QUEUED,       // near entries taken from the rings (asynchronous Near-Far)
     C_LOGGED,       // recording: entries in the relax log (may exceed its capacity)
     C_DELTA,        // the current band's Delta (an adaptive Delta changes it at phase ends)
-    C_ENTRIES0,     // near entries relaxed in the current phase (C_ENTRIES0 + phase % 2 in
-    C_ENTRIES1,     // the asynchronous kernel, C_ENTRIES0 between batches)
+    C_ENTRIES,      // near entries relaxed in the current phase, between batches (a frame
+                    // row's last_entries; the asynchronous kernel, never recorded, counts none)
     C_AGAIN,        // re-improvements: improving relaxations of a node already near
     C_AGAIN_MARK,   // C_AGAIN at the last phase end (the last phase's waste is the difference)
     C_LENTRIES,     // near entries relaxed in the last finished phase
@@ -852,7 +852,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
     D lo = (D)vload(&ctl[C_LO]);
     D hi = (D)vload(&ctl[C_HI]);
     D delta = (D)vload(&ctl[C_DELTA]);
-    long long entries = (long long)vload(&ctl[C_ENTRIES0]);  // of this phase
+    long long entries = (long long)vload(&ctl[C_ENTRIES]);  // of this phase
     long long again_mark = (long long)vload(&ctl[C_AGAIN_MARK]);
     const bool adapts = s.delta_low != s.delta_high;
     int cursor = (int)vload(&ctl[C_SCURSOR]);  // bucketing's store
@@ -1045,7 +1045,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
         ctl[C_DELTA] = delta;
         ctl[C_SCURSOR] = (u64)cursor;
         ctl[C_SBASE] = (u64)base;
-        ctl[C_ENTRIES0] = (u64)entries;
+        ctl[C_ENTRIES] = (u64)entries;
         ctl[C_AGAIN_MARK] = (u64)again_mark;
         ctl[C_DONE] = done;
         if (done == 1) ctl[C_PILE0 + ppar] = 0;
@@ -1151,34 +1151,23 @@ __device__ void search_async(KERNEL_PARAMS) {
     __syncthreads();
 
     int done = 0, phase = 1;
-    unsigned edges = 0, taken = 0, counted = 0;
+    unsigned edges = 0, taken = 0;
     Gains improved;
     long long again_mark = (long long)vload(&ctl[C_AGAIN_MARK]);
     const bool adapts = s.delta_low != s.delta_high;
-    // This phase's near entries add up in C_ENTRIES0 + phase % 2; the other slot is zeroed
-    // for the next phase once every thread has read it (one barrier later).
     for (;; ++phase) {
         drain(s, hi, o, edges, improved, taken);
-        u64* entries_slot = &ctl[C_ENTRIES0 + (phase & 1)];
-        if ((threadIdx.x & 31) == 0 && taken != counted) atomicAdd(entries_slot, taken - counted);
-        counted = taken;
         if (adapts) add_again(ctl, improved);  // the rule reads C_AGAIN after the barrier
         flush_far(s, o, r->far, &r->fn, 1);
         cluster.sync();
         if ((long long)vload(o.next_count) > listed) break;  // a ring was full: hand over
-        const long long entries = (long long)vload(entries_slot);
         const long long again = (long long)vload(&ctl[C_AGAIN]);
-        if (tid == 0) ctl[C_ENTRIES0 + ((phase + 1) & 1)] = 0;
         const Pile pile = far_pile(s, ppar);
         far_min(s, pile, hi, tid, nthreads);
         cluster.sync();
         const D next = next_delta(s, delta, again - again_mark);
         D new_lo, new_hi;
         done = next_band(s, hi, next, far_smallest(s), new_lo, new_hi);
-        if (tid == 0) {
-            ctl[C_LENTRIES] = (u64)entries;
-            ctl[C_LWASTE] = (u64)(again - again_mark);
-        }
         again_mark = again;
         if (done) break;
         // Marks of the synchronous kernel's compactions are positive: these never match.
@@ -1206,8 +1195,6 @@ __device__ void search_async(KERNEL_PARAMS) {
         ctl[C_LO] = done ? hi : lo;
         ctl[C_HI] = hi;
         ctl[C_DELTA] = delta;
-        // A handover: the synchronous batches go on counting this phase's entries.
-        ctl[C_ENTRIES0] = vload(&ctl[C_ENTRIES0 + (phase & 1)]);
         ctl[C_AGAIN_MARK] = (u64)again_mark;
         ctl[C_DONE] = done;
         if (done == 1) ctl[C_PILE0 + ppar] = 0;
