@@ -226,11 +226,7 @@ class _CpuSearch:
         if pile.size:
             ahead = min(ahead, int(self.dist[pile].min()) // self.delta)
         if st.base + k == ahead:
-            taken = self.live_unique(st.take(k), hi)
-            pile = np.concatenate([pile, taken])
-            unique = np.unique(pile)
-            self.c.duplicates_dropped += int(pile.size - unique.size)
-            pile = unique
+            pile = self.live_unique(np.concatenate([pile, st.take(k)]), hi)
         frontier, lo, hi = self.begin_band(pile, ahead, hi)
         return frontier, lo, hi, False
 

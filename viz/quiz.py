@@ -112,8 +112,6 @@ def _target_phases(run: Run, frame: int, rng: np.random.Generator) -> Question |
     # the phase that settles the target ends the search: its count does not move on
     ends = last - int(phase[frame]) + 1
     choices = sorted({ends, ends + 1, ends + 2, max(ends - 1, 1), max(ends - 2, 1)})[:4]
-    if len(choices) < 3:
-        choices = sorted({*choices, ends + 3})
     order = rng.permutation(len(choices))
     options = tuple(str(choices[k]) for k in order)
     return Question(

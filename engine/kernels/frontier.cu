@@ -720,6 +720,12 @@ __device__ __forceinline__ long long add_by_key(long long* counts, unsigned key)
     return (long long)base + __popc(same & ((1u << lane) - 1));
 }
 
+// Bucketing: the store segment of distance d, for a store whose segment 0 is bucket base.
+template <typename D>
+__device__ __forceinline__ unsigned segment_of(D d, D delta, D base) {
+    return (unsigned)min((u64)(d / delta - base), (u64)SEGMENTS);
+}
+
 // Bucketing: sort the live far nodes (the store's from segment `cursor` on and the pile's,
 // one copy each, duplicates marked `epoch`) by bucket into the store, segment k holding
 // bucket base + k and the last one every bucket beyond: a counting sort in three passes and
@@ -741,7 +747,7 @@ __device__ void bucket_sort(const Search<D>& s, const Pile& pile, int cursor, in
             if (d < hi || d == inf_of<D>()) { stale += !part.scan; continue; }
             if (atomicExch(&s.mark[v], epoch) == epoch) { ++dups; continue; }
             append(live_count, live, v);
-            add_by_key(counts, (unsigned)min((u64)(d / delta - base), (u64)SEGMENTS));
+            add_by_key(counts, segment_of(d, delta, base));
         }
     warp_add(&s.ctl[C_STALE], stale);
     warp_add(&s.ctl[C_DUPS], dups);
@@ -777,7 +783,7 @@ __device__ void bucket_sort(const Search<D>& s, const Pile& pile, int cursor, in
     for (long long k = tid; k < m; k += nthreads) {
         const int v = __ldcg(&live[k]);
         const D d = __ldcg(&s.dist[v]);
-        s.store[add_by_key(counts, (unsigned)min((u64)(d / delta - base), (u64)SEGMENTS))] = v;
+        s.store[add_by_key(counts, segment_of(d, delta, base))] = v;
     }
     __threadfence();
     scope_sync<CL>();
@@ -953,13 +959,14 @@ __device__ void search_batch(KERNEL_PARAMS) {
             }
             // The store's next segment holds the smallest far distance but for the pile's.
             const bool stored = BK && segment < SEGMENTS && !(sort && pmin == INF);
-            if (stored && (D)(base + segment) * next < pmin) pmin = (D)(base + segment) * next;
+            const D stored_lo = (D)(base + segment) * next;  // that segment's first distance
+            if (stored && stored_lo < pmin) pmin = stored_lo;
             D new_lo, new_hi;
             done = next_band(s, hi, next, pmin, new_lo, new_hi);
             if (!done) {
                 delta = next;
                 compact<D, CL>(s, o, pile, ppar, hi, new_hi, epoch + 1, it, tid, nthreads);
-                if (stored && (D)(base + segment) * next < new_hi) {  // it is this band's
+                if (stored && stored_lo < new_hi) {  // it is this band's
                     compact<D, CL>(s, o, store_from(s, segment, segment + 1), ppar, hi,
                                    new_hi, epoch + 1, it, tid, nthreads);
                     cursor = segment + 1;
@@ -1150,12 +1157,12 @@ __device__ void search_async(KERNEL_PARAMS) {
         push_near<D, true, true>(s, o, load_entry(&o.next[k]));
     __syncthreads();
 
-    int done = 0, phase = 1;
+    int done = 0;
     unsigned edges = 0, taken = 0;
     Gains improved;
     long long again_mark = (long long)vload(&ctl[C_AGAIN_MARK]);
     const bool adapts = s.delta_low != s.delta_high;
-    for (;; ++phase) {
+    for (int phase = 1;; ++phase) {
         drain(s, hi, o, edges, improved, taken);
         if (adapts) add_again(ctl, improved);  // the rule reads C_AGAIN after the barrier
         flush_far(s, o, r->far, &r->fn, 1);
