@@ -275,6 +275,25 @@ def test_explore_sweep_fills_a_click_loads_it_and_downloads_work(server, browser
     assert len(path.with_suffix(".csv").read_text().splitlines()) == 1 + 9 * 3
 
 
+def test_a_click_at_once_after_typing_is_not_lost(server, browser):
+    # The typed value and the click reach the server together, so Panel runs the click
+    # outside Bokeh's document lock: the sweep's figure changes used to raise there (the
+    # server fixture fails on the logged traceback) and the sweep never started.
+    page = open_app(browser, server)
+    explore = page.locator(".frontier-explore")
+    for rows in (2, 3):
+        deltas = ",".join(["auto", "x2", "x4"][:rows])
+        page.evaluate(
+            "([box, button, value]) => { box.value = value;"
+            " box.dispatchEvent(new Event('change')); button.click(); }",
+            [explore.locator("input").nth(0).element_handle(),
+             page.locator(".frontier-sweep button").first.element_handle(), deltas],
+        )  # fmt: skip
+        wait_for(lambda rows=rows: len(heatmap_texts(page) or []) == 3 * rows)
+        status = page.locator(".frontier-explore-status", has_text="finished")
+        status.first.wait_for(timeout=30_000)
+
+
 def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):
     page = open_app(browser, server)
     delta = page.locator(".frontier-delta input").first

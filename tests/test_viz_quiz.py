@@ -67,7 +67,7 @@ def test_right_wrong_and_a_question_of_another_run(session):
     q = quiz.question
     assert session.marked == list(q.marked)
     view.options.value = q.options[q.answer]
-    view._check(None)
+    view._check()
     assert (
         quiz.answered and quiz.feedback.startswith("Right!") and (quiz.right, quiz.asked) == (1, 1)
     )

@@ -38,3 +38,20 @@ def soon(action: Callable[[], object]) -> None:
         doc.add_next_tick_callback(action)
     else:
         action()
+
+
+def held(action: Callable[[], object]):
+    """An ``on_click`` handler running ``action`` with the document held.
+
+    The changes every view makes reach the browser together (the counters never show a
+    frame the chart's cursor has not reached). It also makes a click safe right after a
+    typed value: Panel then runs the click outside Bokeh's document lock, where a change to
+    a Bokeh model of the page's own (a figure's range, a source) raised in the server and
+    the click was lost; Panel's hold sends those changes itself.
+    """
+
+    def handler(*_event) -> None:
+        with pn.io.hold():
+            action()
+
+    return handler

@@ -16,7 +16,7 @@ from panel.viewable import Viewer
 import engine
 
 from . import state, style
-from ._page import every, served
+from ._page import every, held, served
 from .loading import Loader
 from .state import GraphChoice, RunConfig, Session
 
@@ -49,18 +49,6 @@ def two_way(widget, obj, name: str, *, attr: str = "value") -> None:
 
     widget.param.watch(push, attr)
     obj.param.watch(pull, name)
-
-
-def _held(action):
-    """An ``on_click`` handler running ``action`` with the document held, so the changes
-    every view makes for one frame reach the browser together (the counters never show a
-    frame the chart's cursor has not reached)."""
-
-    def handler(*_event) -> None:
-        with pn.io.hold():
-            action()
-
-    return handler
 
 
 class StopSlider(pn.widgets.DiscreteSlider):
@@ -297,7 +285,7 @@ class QueryControls(Viewer):
         )
         two_way(self.mode, session, "click_sets")
         self.clear = pn.widgets.Button(label="Clear target (full search)", color="light")
-        self.clear.on_click(lambda _e: session.set_query(target=None))
+        self.clear.on_click(held(lambda: session.set_query(target=None)))
         self.help = pn.pane.HTML(
             "<small>Click the map for the nearest node; shift-click sets the target.</small>"
         )
@@ -420,13 +408,13 @@ class Player(Viewer):
         self.present = pn.widgets.Button(
             label="Present", width=150, css_classes=["frontier-present-button"]
         )
-        self.present.on_click(_held(lambda: session.presenting(not session.present)))
+        self.present.on_click(held(lambda: session.presenting(not session.present)))
         two_way(self.fps, session, "fps")
         two_way(self.loop, session, "loop")
-        self.play.on_click(_held(self._toggle))
-        self.back.on_click(_held(lambda: session.step(-1)))
-        self.forward.on_click(_held(lambda: session.step(1)))
-        self.first.on_click(_held(lambda: session.step(-session.frame)))
+        self.play.on_click(held(self._toggle))
+        self.back.on_click(held(lambda: session.step(-1)))
+        self.forward.on_click(held(lambda: session.step(1)))
+        self.first.on_click(held(lambda: session.step(-session.frame)))
         self.scrub.on_change("value_throttled", self._scrubbed)
         self.keys = Keys(self.key, width=0, height=0, margin=0)
         self.pacer = Pacer(width=0, height=0, margin=0)
@@ -456,7 +444,7 @@ class Player(Viewer):
             "Escape": lambda: s.presenting(False),
         }
         if key in actions:
-            _held(actions[key])()
+            held(actions[key])()
 
     def _on_present(self, *_events) -> None:
         on = self.session.present
@@ -482,7 +470,7 @@ class Player(Viewer):
             self._clock = None
         if s.playing:
             # Two ticks a frame: a tick that comes late still lands within its frame.
-            self._clock = every(500 // s.fps, _held(self._tick))
+            self._clock = every(500 // s.fps, held(self._tick))
 
     def _tick(self) -> None:
         """Move to the wall clock's frame when the page has caught up (`Pacer`)."""

@@ -29,7 +29,7 @@ import engine
 from engine import FrontierError, ParameterError, experiments, plots
 from engine.adaptive import AdaptiveDelta
 
-from ._page import every
+from ._page import every, held
 from .charts import TextPane
 from .controls import two_way
 from .state import METHOD_LABELS, LoadedGraph, RunConfig, Session, Settings
@@ -364,9 +364,9 @@ class ExploreView(Viewer):
         )
         self.ranks = pn.widgets.Button(label="Rank study", css_classes=["frontier-ranks"])
         self.cancel = pn.widgets.Button(label="Cancel", disabled=True)
-        self.sweep.on_click(lambda _e: e.start("sweep"))
-        self.ranks.on_click(lambda _e: e.start("ranks"))
-        self.cancel.on_click(lambda _e: e.cancel())
+        self.sweep.on_click(held(lambda: e.start("sweep")))
+        self.ranks.on_click(held(lambda: e.start("ranks")))
+        self.cancel.on_click(held(e.cancel))
         self.rank = pn.widgets.Select(label="Target at Dijkstra rank", width=180)
         self.rank.param.watch(self._chose_rank, "value")
         self.metric = pn.widgets.Select(  # a menu, not buttons: it fits a phone

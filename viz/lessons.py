@@ -19,6 +19,7 @@ import param
 from panel.viewable import Viewer
 
 from . import style
+from ._page import held
 from .charts import TextPane
 from .state import DashboardError, GraphChoice, RunConfig, Session
 
@@ -204,9 +205,9 @@ class LessonView(Viewer):
         self.close = pn.widgets.Button(label="Close", width=80)
         self.text = TextPane("", sizing_mode="stretch_width")
         self.menu.param.watch(self._chose, "value")
-        self.back.on_click(lambda _e: lessons.go(-1))
-        self.next.on_click(lambda _e: lessons.go(1))
-        self.close.on_click(lambda _e: lessons.close())
+        self.back.on_click(held(lambda: lessons.go(-1)))
+        self.next.on_click(held(lambda: lessons.go(1)))
+        self.close.on_click(held(lessons.close))
         lessons.param.watch(self._render, ["lesson", "step", "text"])
         self._render()
 

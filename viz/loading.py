@@ -22,7 +22,7 @@ import param
 from panel.viewable import Viewer
 
 from . import state
-from ._page import every, soon
+from ._page import every, held, soon
 from .state import DashboardError, GraphChoice, Session
 
 #: A load shows its progress once it has taken this long.
@@ -138,7 +138,7 @@ class LoadProgress(Viewer):
         self._text = pn.pane.HTML("", margin=(0, 5))
         self._bar = pn.indicators.Progress(value=-1, active=False, sizing_mode="stretch_width")
         self._cancel = pn.widgets.Button(label="Cancel", width=80)
-        self._cancel.on_click(lambda _event: loader.cancel())
+        self._cancel.on_click(held(loader.cancel))
         self._layout = pn.Column(
             self._text,
             pn.Row(self._bar, self._cancel, sizing_mode="stretch_width"),

@@ -17,6 +17,7 @@ import panel as pn
 import engine
 
 from . import style
+from ._page import held
 from .charts import TextPane
 from .runview import RunView
 from .state import METHOD_LABELS, Geometry, Run
@@ -171,7 +172,7 @@ class Describe(RunView):
             label="Describe this frame", width=180, css_classes=["frontier-describe"]
         )
         self._text = TextPane("", sizing_mode="stretch_width")
-        self._button.on_click(lambda _event: self.say())
+        self._button.on_click(held(self.say))
         self._layout = pn.Row(self._button, self._text, sizing_mode="stretch_width")
         self._follow()
 

@@ -24,6 +24,7 @@ from panel.viewable import Viewer
 from engine.recording import FAR, NEAR, UNREACHED
 
 from . import style
+from ._page import held
 from .charts import TextPane
 from .state import Run, Session
 
@@ -222,12 +223,12 @@ class QuizView(Viewer):
         self.options = pn.widgets.RadioButtonGroup(options=[], width=240, sizing_mode=None)
         self.submit = pn.widgets.Button(label="Check", width=80, color="primary")
         self.text = TextPane("", sizing_mode="stretch_width")
-        self.ask.on_click(lambda _e: quiz.new())
-        self.submit.on_click(self._check)
+        self.ask.on_click(held(quiz.new))
+        self.submit.on_click(held(self._check))
         quiz.param.watch(self._render, ["question", "answered", "feedback", "asked"])
         self._render()
 
-    def _check(self, _event) -> None:
+    def _check(self) -> None:
         q = self.quiz.question
         if q is not None and self.options.value in q.options:
             self.quiz.check(q.options.index(self.options.value))
