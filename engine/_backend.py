@@ -39,6 +39,12 @@ def gpu_available() -> bool:
     return _cupy_or_reason()[0] is not None
 
 
+def gpu_count() -> int:
+    """How many CUDA GPUs this process sees (0 without CUDA or CuPy)."""
+    cp = _cupy_or_reason()[0]
+    return 0 if cp is None else int(cp.cuda.runtime.getDeviceCount())
+
+
 def cupy() -> ModuleType:
     """Return the CuPy module, or raise `BackendUnavailableError` saying why not."""
     cp, reason = _cupy_or_reason()

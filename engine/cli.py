@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate, adaptive, batch, io, osm, replay
+from . import _validate, adaptive, batch, distributed, io, osm, replay
 from ._backend import gpu_available
 from ._errors import FrontierError, ParameterError
 from .bench import (
@@ -222,13 +223,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="bound on one chunk's matrix (default: 512 on the CPU; on the "
                         "GPU, half its free memory)")  # fmt: skip
     matrix.add_argument("--workers", type=_count("--workers"), metavar="K",
-                        help="CPU processes (default: every core, on the CPU backend)")  # fmt: skip
+                        help="CPU processes (default: every core, on the CPU backend); with "
+                        "--cluster local(-gpu), the workers to start")  # fmt: skip
     matrix.add_argument("--predecessors", action="store_true",
                         help="also write each source's shortest-path tree: .npz 'pred' "
                         "(sources × 'nodes', parent ids, -1 at the source and where "
                         "unreachable); Parquet: each target's parent")  # fmt: skip
     matrix.add_argument("--out", metavar="FILE.npz|FILE.parquet",
                         help="sources, targets (ids) and dist; Parquet in long form")  # fmt: skip
+    _cluster_options(matrix, "chunks of sources")
     for name, what in (
         ("animate", "draw a recorded search frame by frame (GIF, MP4), or save its frames"),
         ("frame", "draw one frame of a recorded search (PNG)"),
@@ -307,6 +310,19 @@ def _study_parser(sub, name: str, what: str) -> None:
     study.add_argument(
         "--resume", action="store_true", help="go on with DIR's CSV, skipping finished cells"
     )
+    _cluster_options(study, "sources")
+
+
+def _cluster_options(p, what: str) -> None:
+    p.add_argument(
+        "--cluster", metavar="local|local-gpu|tcp://HOST:PORT",
+        help=f"spread the {what} over a Dask cluster: processes here, one worker per GPU "
+        "here, or a running scheduler (pip install 'frontier[dask]')",
+    )  # fmt: skip
+    if what == "sources":  # matrix has its own --workers (CPU processes)
+        p.add_argument("--workers", type=_count("--workers"), metavar="K",
+                       help="with --cluster local(-gpu): workers to start (default: up to "
+                       f"{distributed.MAX_LOCAL_WORKERS} processes, or one per GPU)")  # fmt: skip
 
 
 def _load(args, spec):
@@ -477,6 +493,11 @@ def _node_ids(text: str, graph, what: str, seed: int) -> np.ndarray:
 
 
 def _matrix(args) -> int:
+    with _cluster(args) as client:
+        return _run_matrix(args, client)
+
+
+def _run_matrix(args, client) -> int:
     from tqdm import tqdm
 
     suffix = Path(args.out).suffix.lower() if args.out else None
@@ -493,18 +514,25 @@ def _matrix(args) -> int:
         if args.targets == "all"
         else _node_ids(args.targets, graph, "--targets", args.seed + 1)
     )
-    on_cpu = args.method == "dijkstra" or args.backend == "cpu"
-    on_cpu = on_cpu or (args.backend == "auto" and not gpu_available())
-    workers = args.workers or (batch.default_workers() if on_cpu else 1)
+    options = dict(method=args.method, backend=args.backend, delta=args.delta,
+                   batch_size=args.batch, memory_bytes=args.memory_mb and args.memory_mb * 2**20,
+                   predecessors=args.predecessors)  # fmt: skip
+    ref = client and _spread(client, args, graph)
     bar = tqdm(total=len(sources), unit="tree", file=sys.stderr, desc="matrix")
     try:
-        m = batch.many_to_many(
-            graph, sources, targets, method=args.method, backend=args.backend,
-            delta=args.delta, batch_size=args.batch,
-            memory_bytes=args.memory_mb and args.memory_mb * 2**20,
-            workers=workers, on_chunk=lambda rows, _d: bar.update(len(rows)),
-            predecessors=args.predecessors,
-        )  # fmt: skip
+        if client is None:
+            on_cpu = args.method == "dijkstra" or args.backend == "cpu"
+            on_cpu = on_cpu or (args.backend == "auto" and not gpu_available())
+            workers = args.workers or (batch.default_workers() if on_cpu else 1)
+            m = batch.many_to_many(
+                graph, sources, targets, workers=workers,
+                on_chunk=lambda rows, _d: bar.update(len(rows)), **options,
+            )  # fmt: skip
+        else:
+            m = distributed.many_to_many(
+                client, ref, graph, sources, targets,
+                on_chunk=lambda rows, _d: bar.update(len(rows)), **options,
+            )  # fmt: skip
     finally:
         bar.close()
     ids = graph.node_ids
@@ -607,7 +635,35 @@ def _picture(args) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _cluster(args):
+    """The Dask client of ``--cluster``, connected before the graph loads (a scheduler that
+    does not answer is told at once); None without it, and nothing of Dask imported."""
+    if not args.cluster:
+        yield None
+        return
+    with distributed.connect(args.cluster, workers=args.workers) as client:
+        print(f"frontier: Dask dashboard at {client.dashboard_link}", file=sys.stderr)
+        yield client
+
+
+def _spread(client, args, graph) -> distributed.GraphRef:
+    """How the workers load ``graph``; each loads it now and keeps it."""
+    ref = distributed.GraphRef.of(
+        args.graph, network=args.network, weight=args.weight, weights=args.weights,
+        coordinates=args.coords or "auto",
+    )  # fmt: skip
+    addresses = distributed.prepare(client, ref, graph)
+    print(f"frontier: {len(addresses)} workers hold {graph.name}", file=sys.stderr)
+    return ref
+
+
 def _study(args) -> int:
+    with _cluster(args) as client:
+        return _run_study(args, client)
+
+
+def _run_study(args, client) -> int:
     from tqdm import tqdm
 
     from . import experiments, plots
@@ -632,6 +688,12 @@ def _study(args) -> int:
     files = experiments.StudyFiles(Path(args.out), args.command, meta, resume=args.resume)
     queries = experiments.study_queries(graph, sources, args.command, target_rank)
     per_query = experiments.searches_per_query(methods, deltas, batches, repeat)
+    cells = dict(methods=methods, deltas=deltas, batches=batches, backend=args.backend,
+                 repeat=repeat)  # fmt: skip
+    if client is not None:
+        ref = _spread(client, args, graph)
+        meta["cluster"] = {"address": client.scheduler.address,
+                           "workers": distributed.describe_workers(client)}  # fmt: skip
     files.start()
     bar = tqdm(total=per_query * len(queries), unit="search", file=sys.stderr,
                initial=len(files.done), desc=args.command)  # fmt: skip
@@ -641,10 +703,13 @@ def _study(args) -> int:
         bar.update(1)
 
     try:
-        experiments.run_cells(
-            graph, queries, methods=methods, deltas=deltas, batches=batches,
-            backend=args.backend, repeat=repeat, done=files.done, on_row=on_row,
-        )  # fmt: skip
+        if client is None:
+            experiments.run_cells(graph, queries, done=files.done, on_row=on_row, **cells)
+        else:
+            distributed.run_cells(
+                client, ref, graph, queries, done=files.done, on_row=on_row, **cells
+            )
+            files.rewrite(distributed.order_rows(files.rows, queries, graph.node_ids))
     finally:
         bar.close()
     files.finish(plots.sweep_png if args.command == "sweep" else plots.ranks_png)

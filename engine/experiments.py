@@ -398,6 +398,12 @@ class StudyFiles:
             writer.writerow(row)
         self.rows.append({k: str(v) for k, v in row.items()})
 
+    def rewrite(self, rows: list[dict]) -> None:
+        """Replace the CSV by ``rows`` (the same rows in another order), whole or not at all."""
+        text = csv_text(rows, line_end="\r\n")  # as csv's writer appends them
+        write_atomic(self.csv, lambda f: f.write(text.encode()))
+        self.rows = rows
+
     def finish(self, draw: Callable[[list[dict], dict, Path], None]) -> None:
         self.meta["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         self._write_json()
@@ -407,10 +413,11 @@ class StudyFiles:
         write_json(self.json, self.meta)
 
 
-def csv_text(rows: list[dict]) -> str:
-    """Rows as a study's CSV (header and all), for a download."""
+def csv_text(rows: list[dict], *, line_end: str = "\n") -> str:
+    """Rows as a study's CSV (header and all), for a download (or, with the ``"\r\n"`` of
+    the files a study appends to, for such a file)."""
     out = StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator=line_end)
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
