@@ -92,6 +92,30 @@ def chunk_rows(n_columns: int, memory_bytes: int | None) -> int:
     return rows
 
 
+def plan(graph: CSRGraph, method: str, backend: str) -> tuple[str, bool]:
+    """The backend `many_to_many` resolves for ``method``, and whether its chunks run in one
+    launch of the batched GPU kernel each."""
+    spec = _validate.method(method)
+    resolved = _resolve_backend(backend, spec, graph)
+    return resolved, resolved == "gpu" and spec.name in BATCHED
+
+
+def matrix_nodes(graph: CSRGraph, sources, targets) -> tuple[np.ndarray, np.ndarray]:
+    """The CSR indices of a matrix's rows (``sources``) and columns (``targets``; every node
+    when None), checked."""
+    rows = _validate.nodes(sources, graph, "sources")
+    if targets is None:
+        return rows, np.arange(graph.n_nodes)
+    return rows, _validate.nodes(targets, graph, "targets")
+
+
+def chunk_places(first: np.ndarray, lo: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """For a chunk of the distinct sources ``lo`` to ``lo + count``: the matrix rows it fills
+    (``first`` maps each row to its distinct source) and, for each, its row in the chunk."""
+    rows = np.flatnonzero((first >= lo) & (first < lo + count))
+    return rows, first[rows] - lo
+
+
 def many_to_many(
     graph: CSRGraph,
     sources,
@@ -134,19 +158,14 @@ def many_to_many(
         then counts a whole row of parents per source.
     """
     spec = _validate.method(method)
-    resolved = _resolve_backend(backend, spec, graph)
-    batched = resolved == "gpu" and spec.name in BATCHED
+    resolved, batched = plan(graph, method, backend)
     if keep_on_gpu and not batched:
         msg = "keep_on_gpu needs the GPU backend and near_far (the batched kernel)"
         raise ParameterError(msg)
     if predecessors and not keep:
         msg = "predecessors are kept with the matrix: keep=False would drop them"
         raise ParameterError(msg)
-    rows_of = _validate.nodes(sources, graph, "sources")
-    if targets is None:
-        columns = np.arange(graph.n_nodes)
-    else:
-        columns = _validate.nodes(targets, graph, "targets")
+    rows_of, columns = matrix_nodes(graph, sources, targets)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         msg = f"workers must be an integer ≥ 1, got {workers!r}"
         raise ParameterError(msg)
@@ -217,8 +236,8 @@ def many_to_many(
                 iterations[lo : lo + len(block)] = it
             edges[lo : lo + len(block)] = e
             chunks += 1
-            rows = np.flatnonzero((first >= lo) & (first < lo + len(block)))
-            pick, place = first[rows] - lo, rows
+            rows, pick = chunk_places(first, lo, len(block))
+            place = rows
             if keep_on_gpu:  # the chunk is on the device: so are its indices
                 xp = _backend.cupy()
                 pick, place = xp.asarray(pick), xp.asarray(rows)

@@ -295,7 +295,8 @@ def many_to_many(
     reduce : callable, optional
         Run on the worker on (rows, distances) of its chunk, so that only what it returns
         travels (a matrix too large to bring back; the distances may be a CuPy array when
-        the worker's batched kernel left them on its GPU). The result then keeps no matrix.
+        the worker's batched kernel left them on its GPU). The result then keeps no matrix,
+        and no trees are made.
     **options
         ``method``, ``backend``, ``delta``, ``batch_size``, ``memory_bytes``, ``predecessors``
         of `batch.many_to_many`.
@@ -306,14 +307,12 @@ def many_to_many(
         Equal to the single-process one; ``elapsed_s`` is the whole wall time and
         ``chunks`` the number of tasks.
     """
-    from . import _validate
-    from .batch import DistanceMatrix
+    from .batch import DistanceMatrix, chunk_places, matrix_nodes
 
     distributed = _dask()
-    rows_of = _validate.nodes(sources, graph, "sources")
-    columns = (
-        np.arange(graph.n_nodes) if targets is None else _validate.nodes(targets, graph, "targets")
-    )
+    rows_of, columns = matrix_nodes(graph, sources, targets)
+    if reduce is not None:  # the trees would be dropped with the matrix: make none
+        options = {**options, "predecessors": False}
     unique, first = np.unique(rows_of, return_inverse=True)
     if rows_per_task is None:
         workers = max(len(client.scheduler_info()["workers"]), 1)
@@ -328,9 +327,10 @@ def many_to_many(
         )  # fmt: skip
         futures[future] = lo
     keep = reduce is None
-    predecessors = keep and options.get("predecessors", False)
     out = np.empty((len(rows_of), columns.size), dtype=np.int64) if keep else None
-    trees = np.empty((len(rows_of), graph.n_nodes), dtype=np.int64) if predecessors else None
+    trees = None
+    if options.get("predecessors", False):
+        trees = np.empty((len(rows_of), graph.n_nodes), dtype=np.int64)
     edges = np.zeros(len(unique), dtype=np.int64)
     iterations = np.zeros(len(unique), dtype=np.int64)
     method = backend = ""
@@ -340,8 +340,7 @@ def many_to_many(
         future.release()
         count = len(part.edges)
         edges[lo : lo + count], iterations[lo : lo + count] = part.edges, part.iterations
-        rows = np.flatnonzero((first >= lo) & (first < lo + count))
-        pick = first[rows] - lo
+        rows, pick = chunk_places(first, lo, count)
         if keep:
             out[rows] = part.value[pick]
             if trees is not None:
@@ -374,19 +373,11 @@ def _matrix_chunk(ref: GraphRef, block, columns, options: dict, reduce):
     from . import batch
 
     graph = _graph(ref)
-    on_gpu = reduce is not None and _batched_on_gpu(graph, options)
+    method, backend = options.get("method", "near_far"), options.get("backend", "auto")
+    on_gpu = reduce is not None and batch.plan(graph, method, backend)[1]
     m = batch.many_to_many(graph, block, columns, keep_on_gpu=on_gpu, **options)
     value = m.dist if reduce is None else reduce(block, m.dist)
     return _Part(value, m.predecessors, m.edges_relaxed, m.iterations), m.method, m.backend
-
-
-def _batched_on_gpu(graph: CSRGraph, options: dict) -> bool:
-    from . import _validate, batch
-    from .search import _resolve_backend
-
-    spec = _validate.method(options.get("method", "near_far"))
-    on_gpu = _resolve_backend(options.get("backend", "auto"), spec, graph) == "gpu"
-    return on_gpu and spec.name in batch.BATCHED and not options.get("predecessors", False)
 
 
 def row_checksums(rows: np.ndarray, dist) -> np.ndarray:
