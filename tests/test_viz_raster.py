@@ -131,6 +131,17 @@ def test_png_keeps_every_value_and_the_palette():
     assert rgba.getpixel((0, 0))[3] == 0  # empty is transparent
 
 
+@pytest.mark.parametrize(("n_colors", "width"), [(5, 51), (5, 1), (16, 8), (17, 33), (256, 7)])
+def test_png_keeps_random_values_at_any_width_and_palette_size(n_colors, width):
+    rng = np.random.default_rng(n_colors * 1000 + width)
+    image = rng.integers(0, n_colors, (23, width)).astype(np.uint8)
+    colors = [f"#{v:06x}" for v in rng.integers(0, 1 << 24, n_colors)]
+    picture = _picture(raster.png(image, colors))
+    assert np.array_equal(np.array(picture)[::-1], image)
+    palette = picture.getpalette()[: 3 * n_colors]
+    assert bytes(palette).hex() == "".join(c[1:] for c in colors)
+
+
 def test_map_view_sends_one_image_per_frame(monkeypatch, tmp_path):
     from viz import state
     from viz.citymap import MapView
