@@ -424,9 +424,9 @@ def run(
 
 def _copy_stamps(rec, reached_at, near_at, settled_at, relax_log, state) -> None:
     """The node stamps and the relax log of the recording, from the device."""
-    rec.relax_log = relax_log[: int(state[C_LOGGED])].get()
-    # Straight into the recording's arrays (their pages are touched already): a copy into
-    # fresh memory and another into them took longer than the copies themselves.
+    logged = int(state[C_LOGGED])
+    rec.relax_log = relax_log[:logged].get(out=_backend.pinned_empty(logged, np.int32))
+    # Straight into the recording's arrays (page-locked, `search.sssp` made them so).
     reached_at.get(out=rec.reached_at)
     near_at.get(out=rec.near_at)
     settled_at.get(out=rec.settled_at)

@@ -251,7 +251,11 @@ def sssp(
     inf = int(np.iinfo(dtype).max)
     recording = None
     if record and m.iterative:
-        recording = Recording(graph.n_nodes, delta=d or inf, with_buckets=m.has_buckets)
+        n = graph.n_nodes
+        stamps = (
+            tuple(_backend.pinned_empty(n, np.int32) for _ in range(3)) if name == "gpu" else None
+        )
+        recording = Recording(n, delta=d or inf, with_buckets=m.has_buckets, stamps=stamps)
     spec = RunSpec(graph, source, m, d or inf, batch, target, dtype, recording, rule)
 
     on_batch = None
