@@ -14,6 +14,7 @@ Which code wins a pixel is the layer's choice: for node states the frontier is d
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import functools
 import struct
@@ -76,8 +77,6 @@ def png(image: np.ndarray, colors: list[str]) -> str:
     row filters, and zlib's run-length strategy; a 1,600 × 1,000 map frame takes 9 ms
     instead of Pillow's 25 (bench/NOTES.md, issue 19).
     """
-    import base64
-
     rgba = b"".join(bytes.fromhex((c.lstrip("#") + "ff")[:8]) for c in colors)
     height, width = image.shape
     depth = 4 if len(colors) <= 16 else 8
