@@ -519,20 +519,15 @@ def _run_matrix(args, client) -> int:
                    predecessors=args.predecessors)  # fmt: skip
     ref = client and _spread(client, args, graph)
     bar = tqdm(total=len(sources), unit="tree", file=sys.stderr, desc="matrix")
+    options["on_chunk"] = lambda rows, _d: bar.update(len(rows))
     try:
         if client is None:
             on_cpu = args.method == "dijkstra" or args.backend == "cpu"
             on_cpu = on_cpu or (args.backend == "auto" and not gpu_available())
             workers = args.workers or (batch.default_workers() if on_cpu else 1)
-            m = batch.many_to_many(
-                graph, sources, targets, workers=workers,
-                on_chunk=lambda rows, _d: bar.update(len(rows)), **options,
-            )  # fmt: skip
+            m = batch.many_to_many(graph, sources, targets, workers=workers, **options)
         else:
-            m = distributed.many_to_many(
-                client, ref, graph, sources, targets,
-                on_chunk=lambda rows, _d: bar.update(len(rows)), **options,
-            )  # fmt: skip
+            m = distributed.many_to_many(client, ref, graph, sources, targets, **options)
     finally:
         bar.close()
     ids = graph.node_ids

@@ -229,12 +229,14 @@ def run_cells(
     ``on_row`` as its task finishes (so in the order tasks finish; `order_rows` restores
     the single-process order). ``cells`` are its methods, deltas, batches, backend and
     repeat; rows in ``done`` are skipped. Returns how many searches ran."""
+    from .experiments import KEY, query_ids
+
     distributed = _dask()
-    ids = graph.node_ids
+    at = KEY.index("source")  # then "target"
     futures = []
     for k, query in enumerate(queries):
-        source, target = int(ids[query[0]]), "" if query[1] is None else int(ids[query[1]])
-        skip = {key for key in done if key[4:] == (str(source), str(target))}
+        labels = tuple(str(v) for v in query_ids(graph.node_ids, query[0], query[1]))
+        skip = {key for key in done if key[at : at + 2] == labels}
         futures.append(client.submit(_query_rows, ref, query, cells, skip, key=_key("q", k)))
     ran = 0
     for future in distributed.as_completed(futures):
@@ -256,9 +258,10 @@ def _query_rows(ref: GraphRef, query, cells: dict, done: set[tuple]) -> list[dic
 def order_rows(rows: list[dict], queries, node_ids: np.ndarray) -> list[dict]:
     """Rows in the order one process writes them: by query, and within a query as its task
     made them (a stable sort)."""
+    from .experiments import query_ids
+
     place = {
-        (str(int(node_ids[s])), "" if t is None else str(int(node_ids[t]))): k
-        for k, (s, t, _r) in enumerate(queries)
+        tuple(str(v) for v in query_ids(node_ids, s, t)): k for k, (s, t, _r) in enumerate(queries)
     }
     return sorted(rows, key=lambda row: place[(str(row["source"]), str(row["target"]))])
 

@@ -201,6 +201,11 @@ def cell_key(row: dict) -> tuple:
     return tuple(str(row[k]) for k in KEY)
 
 
+def query_ids(node_ids: np.ndarray, source: int, target: int | None) -> tuple[int, int | str]:
+    """A query's ``source`` and ``target`` columns: the nodes' own ids (no target: ``""``)."""
+    return int(node_ids[source]), "" if target is None else int(node_ids[target])
+
+
 def run_cells(
     graph: CSRGraph,
     queries: Iterable[tuple[int, int | None, int | None]],
@@ -220,7 +225,6 @@ def run_cells(
     skipped). Methods without Δ run once per batch (Δ ``-``). ``stop`` is asked before
     each search; when it says True, the study ends there."""
     ran = 0
-    ids = graph.node_ids
     full, full_source = None, None
     for source, target, rank in queries:
         if source != full_source:  # queries come grouped by source
@@ -229,6 +233,7 @@ def run_cells(
         if target is not None:  # Dijkstra stopped at the target's distance, timed alone
             reference = dijkstra_reference(graph, source, limit=float(full.distances[target]))
         dijkstra_edges = full.edges_until(graph, None if target is None else full.rank_of(target))
+        source_id, target_id = query_ids(graph.node_ids, source, target)
         for method in methods:
             spec = _validate.method(method)
             cells = deltas if spec.uses_delta else [("-", None)]
@@ -238,8 +243,8 @@ def run_cells(
                     "delta_spec": delta_spec,
                     "batch": batch,
                     "repeat": k,
-                    "source": int(ids[source]),
-                    "target": "" if target is None else int(ids[target]),
+                    "source": source_id,
+                    "target": target_id,
                 }
                 if cell_key(row) in done:
                     continue
