@@ -550,6 +550,7 @@ def test_a_keyboard_only_walk_tab_to_play_space_plays_arrows_step(server, browse
     wait_for(lambda: number(page, "frontier-iteration") == 2)
     page.keyboard.press(" ")
     wait_for(lambda: "Pause" in play_button(page).inner_text())
+    wait_for(lambda: focused_text(page).strip() == "Pause")  # given back to the redrawn button
     page.keyboard.press("Tab")
     assert focused_text(page).strip() == "Step"  # the walk goes on from Play
 
