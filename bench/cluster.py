@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 
@@ -91,7 +92,9 @@ def _dijkstra(graph, rows):
 
 def _in_process(graph, sources, queries, cells, truth) -> dict:
     cp = _backend.cupy()
-    batch.many_to_many(graph, sources[:4], keep_on_gpu=True)  # warm
+    warm = batch.many_to_many(graph, sources[:4], keep_on_gpu=True)  # kernels compiled
+    distributed.row_checksums(sources[:4], warm.dist)  # and CuPy's reductions, as on a worker
+    del warm
     experiments.run_cells(graph, queries[:1], on_row=lambda _r: None, **cells)
     start = time.perf_counter()
     sums = {}
@@ -139,9 +142,11 @@ def _on_cluster(client, ref, graph, sources, queries, cells, truth) -> dict:
         distributed.run_cells(client, ref, graph, queries, on_row=rows.append, **cells)
         sweep_s = time.perf_counter() - start
     devices = sorted({w["device"] for w in distributed.describe_workers(client)})
+    cpus = sorted(len(c) for c in client.run(os.sched_getaffinity, 0).values())
     run = {
         "where": f"{workers} worker" + ("s" if workers > 1 else ""),
         "devices": devices,
+        "cpus_per_worker": cpus,
         "matrix": _matrix_figures(sources, sums, truth, matrix_s) | {"tasks": m.chunks}
         | _spread(matrix_tasks, workers, matrix_s),
         "sweep": _sweep_figures(rows, sweep_s) | _spread(_tasks(stream.data), workers, sweep_s),
@@ -170,6 +175,8 @@ def _sweep_figures(rows, seconds) -> dict:
         "searches_per_s": round(len(rows) / seconds, 1),
         "all_exact": all(r["exact"] for r in rows),
         "median_search_ms": statistics.median(r["time_ms"] for r in rows),
+        "searches_s": round(sum(r["time_ms"] for r in rows) / 1e3, 3),
+        "scipy_s": round(sum({r["source"]: r["dijkstra_ms"] for r in rows}.values()) / 1e3, 3),
     }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -124,34 +125,41 @@ def seeded_sources(graph: CSRGraph, count: int, seed: int) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True)
 class Reference:
-    """SciPy's Dijkstra from one source: distances, settle order, time."""
+    """SciPy's Dijkstra from one source: distances, time, and the settle order (sorted
+    only when asked: a full sweep needs just the reached set)."""
 
+    source: int
     distances: np.ndarray
-    order: np.ndarray  # reached nodes in settle order (distance, then CSR index)
     ms: float
+
+    @functools.cached_property
+    def order(self) -> np.ndarray:
+        """Reached nodes in settle order: the source first, then by distance, ties by CSR
+        index."""
+        dist = self.distances
+        reached = np.flatnonzero((dist != UNREACHABLE) & (np.arange(dist.size) != self.source))
+        return np.r_[self.source, reached[np.lexsort((reached, dist[reached]))]]
 
     def rank_of(self, node: int) -> int:
         return int(np.flatnonzero(self.order == node)[0])
 
     def edges_until(self, graph: CSRGraph, rank: int | None) -> int:
         """Arcs Dijkstra relaxes until the node of ``rank`` settles (all, without one)."""
-        settled = self.order if rank is None else self.order[: rank + 1]
-        return int(np.diff(graph.indptr)[settled].sum())
+        degree = np.diff(graph.indptr)
+        if rank is None:
+            return int(degree[self.distances != UNREACHABLE].sum())
+        return int(degree[self.order[: rank + 1]].sum())
 
 
 def dijkstra_reference(graph: CSRGraph, source: int, *, limit: float = np.inf) -> Reference:
-    """SciPy's Dijkstra from ``source`` (up to distance ``limit``), timed, with its settle
-    order: the source first, then by distance, ties by CSR index."""
+    """SciPy's Dijkstra from ``source`` (up to distance ``limit``), timed."""
     from scipy.sparse.csgraph import dijkstra
 
     matrix = graph.scipy_matrix()
     start = time.perf_counter()
     raw = dijkstra(matrix, directed=True, indices=source, limit=limit)
     ms = (time.perf_counter() - start) * 1e3
-    dist = from_scipy(raw)
-    reached = np.flatnonzero((dist != UNREACHABLE) & (np.arange(dist.size) != source))
-    order = np.r_[source, reached[np.lexsort((reached, dist[reached]))]]  # the source: rank 0
-    return Reference(dist, order, ms)
+    return Reference(int(source), from_scipy(raw), ms)
 
 
 def rank_targets(reference: Reference) -> dict[int, int]:

@@ -39,6 +39,9 @@ def test_rank_targets_follow_dijkstras_settle_order():
         targets = experiments.rank_targets(ref)
         assert all(order[2**r] == t for r, t in targets.items())
         assert max(targets, default=-1) == (int(np.log2(len(order) - 1)) if len(order) > 1 else -1)
+        degree = np.diff(g.indptr)
+        assert ref.edges_until(g, None) == degree[order].sum()  # from the reached set, unsorted
+        assert ref.edges_until(g, 0) == degree[source]
 
 
 def test_parse_lists():
