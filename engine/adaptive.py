@@ -26,7 +26,9 @@ in integer arithmetic (the factor in 256ths, from an integer square root), the s
 kernels (``next_delta`` in engine/kernels/frontier.cu) and in the NumPy twin. A starving
 phase (little waste: the source's first bands, a thin part of the map) doubles Δ; a
 wasteful one halves it. ``P`` was measured (bench/NOTES.md, issue 14): a phase end of the
-synchronous kernel costs about as much as 64k near entries, of the asynchronous one 2k.
+synchronous kernels costs about as much as 32k near entries (a fit of time to iterations,
+arcs and phases over six graphs' fixed-Δ searches on an H200, and the best of a scan of
+8k–64k there), of the asynchronous one 2k (the best of 1k–8k).
 Each frame of a recording keeps the Δ it ran with, and the last phase's near entries and
 re-improvements (`last_entries`, `last_waste`): the waste chose that Δ.
 
@@ -44,7 +46,7 @@ from ._errors import ParameterError
 
 #: A phase end's cost in near entries, of the synchronous kernels (near_far, delta_stepping)
 #: and of the asynchronous one (near_far_async); bench/NOTES.md, issue 14, has the fit.
-PHASE_COST_SYNC = 65536
+PHASE_COST_SYNC = 32768
 PHASE_COST_ASYNC = 2048
 #: Default bounds: Davidson's Δ divided or multiplied by this.
 SPAN = 64
