@@ -13,9 +13,10 @@ Two graphs: a seeded 1,000,000-node synthetic city written as ``.gr`` + ``.co``
   sessions on it (the graph is shared read-only; each session holds its own runs).
 
 ``browser`` (needs Debian's chromium) serves the app, opens the graph by ``?graph=`` in
-headless Chromium, and reports the page's load to first picture, the frames per second it
-paints while playing at 30 fps, the server's CPU time per second meanwhile, and its resident
-memory.
+headless Chromium, and reports the page's load to first picture, how long the server then
+stays busy (the session's SciPy references, the cache), the frames per second the page paints
+while playing at 30 fps once it is not, the server's CPU time per second meanwhile, and its
+resident memory.
 
     python bench/metro.py server [--graphs city NE] [--out FILE.json]
     python bench/metro.py browser [--graphs city NE] [--out FILE.json]
@@ -65,15 +66,20 @@ def _views(session):
     return [MapView(session), Readouts(session), ChartsView(session), Caption(session)]
 
 
-def server(names: list[str], folder: Path) -> dict:
-    """`server_one` for each graph, each in a fresh process (memory figures start clean)."""
-    import multiprocessing
-
+def where() -> dict:
+    """The machine a figure comes from: the search backend's device and the host's cores."""
     import engine
     from engine._backend import device_name
 
     backend = "gpu" if engine.gpu_available() else "cpu"
-    out = {"device": device_name(backend), "backend": backend}
+    return {"device": device_name(backend), "backend": backend, "cpus": os.cpu_count()}
+
+
+def server(names: list[str], folder: Path) -> dict:
+    """`server_one` for each graph, each in a fresh process (memory figures start clean)."""
+    import multiprocessing
+
+    out = where()
     with multiprocessing.get_context("spawn").Pool(1, maxtasksperchild=1) as pool:
         for name in names:
             out[name] = pool.apply(server_one, (name, folder))
@@ -154,6 +160,23 @@ def server_one(name: str, folder: Path) -> dict:
     return row
 
 
+def settle(pid: int, *, below: float = 0.6, longest: float = 60.0) -> float:
+    """Wait until server ``pid`` uses less than ``below`` of a core over a second; return the
+    wait. A new session's SciPy references and caching take a core for seconds after its
+    first picture, while the page's own playback (it starts playing) takes less than half."""
+    from load import proc_stats
+
+    start = time.perf_counter()
+    cpu = proc_stats(pid)[0]
+    while time.perf_counter() - start < longest:
+        time.sleep(1.0)
+        now = proc_stats(pid)[0]
+        if now - cpu < below:
+            break
+        cpu = now
+    return time.perf_counter() - start
+
+
 def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
     from urllib.parse import urlencode
 
@@ -163,7 +186,7 @@ def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
 
     from tests.test_viz_browser import CHROMIUM, CHROMIUM_ARGS, serve_app
 
-    out = {}
+    out = where()
     files = {name: graph_file(name, folder) for name in names}
     dirs = os.pathsep.join(sorted({str(p.parent) for p, _ in files.values()}))
     env = {"FRONTIER_CACHE_DIR": str(folder / "cache"), "FRONTIER_DATA_DIRS": dirs}
@@ -180,6 +203,7 @@ def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
                 page.locator(".frontier-stats", has_text=path.name).first.wait_for(timeout=600_000)
                 page.locator(".frontier-iteration").first.wait_for()
                 row = {"page_to_first_picture_s": time.perf_counter() - start}
+                row["settle_s"] = settle(proc.pid)
                 page.locator("select", has_text="fps").first.select_option(label="30 fps")
                 page.evaluate(SAMPLER)
                 cpu = proc_stats(proc.pid)[0]

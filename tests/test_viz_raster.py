@@ -142,7 +142,9 @@ def test_png_keeps_random_values_at_any_width_and_palette_size(n_colors, width):
     assert bytes(palette).hex() == "".join(c[1:] for c in colors)
 
 
-def test_map_view_sends_one_image_per_frame(monkeypatch, tmp_path):
+@pytest.fixture
+def town_map(monkeypatch, tmp_path):
+    """A session on a 3,000-node synthetic town drawn as images, and its map view."""
     from viz import state
     from viz.citymap import MapView
     from viz.state import Session
@@ -152,7 +154,11 @@ def test_map_view_sends_one_image_per_frame(monkeypatch, tmp_path):
     monkeypatch.setenv("FRONTIER_DATA_DIRS", str(tmp_path))
     s = Session()
     assert s.load_path(str(gr)), s.error
-    view = MapView(s)
+    return s, MapView(s)
+
+
+def test_map_view_sends_one_image_per_frame(monkeypatch, town_map):
+    s, view = town_map
     assert s.loaded.geometry.rasterized and not hasattr(view, "_nodes")
     image = _values(view._image.data["url"][0])
     assert image.shape[1] == raster.MAX_SIDE
@@ -174,3 +180,26 @@ def test_map_view_sends_one_image_per_frame(monkeypatch, tmp_path):
     monkeypatch.setattr("viz.citymap.RangesUpdate", Zoom)
     view._on_view(Zoom())
     assert view._image.data["x"] == [Zoom.x0] and view._image.data["w"] == [Zoom.x1 - Zoom.x0]
+
+
+def test_widen_to_keeps_the_centre_and_reaches_the_aspect():
+    assert raster.widen_to(0, 10, 0, 10, 2.0) == (-5, 15, 0, 10)
+    assert raster.widen_to(0, 10, 0, 10, 0.5) == (0, 10, -5, 15)
+    assert raster.widen_to(0, 20, 0, 10, 2.0) == (0, 20, 0, 10)
+
+
+def test_map_image_has_the_frame_size_and_the_map_keeps_its_shape(town_map):
+    _, view = town_map
+    fig = view._fig
+    (x0, x1), (y0, y1) = (fig.x_range.start, fig.x_range.end), (fig.y_range.start, fig.y_range.end)
+    fig.set_from_json("inner_width", 1235)  # as the browser reports its layout
+    fig.set_from_json("inner_height", 590)
+    assert _values(view._image.data["url"][0]).shape == (590, 1235)
+    xr, yr = fig.x_range, fig.y_range
+    assert (xr.end - xr.start) / (yr.end - yr.start) == pytest.approx(1235 / 590)
+    assert (yr.start, yr.end) == (y0, y1)  # the wider frame widened the view across
+    assert (xr.start + xr.end) / 2 == pytest.approx((x0 + x1) / 2)
+    v = view._raster.viewport
+    assert (v.x0, v.x1, v.y0, v.y1) == (xr.start, xr.end, yr.start, yr.end)
+    placed = {k: view._image.data[k][0] for k in ("x", "y", "w", "h")}
+    assert placed == {"x": xr.start, "y": yr.start, "w": xr.end - xr.start, "h": y1 - y0}

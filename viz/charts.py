@@ -47,6 +47,12 @@ def _chart(title: str, x_range, height: int) -> figure:
     return fig
 
 
+def _cursor(color: str) -> Span:
+    """A chart's frame cursor, on Bokeh's overlay level: moving it repaints that level alone,
+    not the chart's lines, axes and labels (bench/NOTES.md, issue 19)."""
+    return Span(location=0, dimension="height", line_color=color, line_width=1, level="overlay")
+
+
 class TextPane(pn.pane.HTML):
     """An HTML pane whose updates send the new text alone.
 
@@ -116,7 +122,7 @@ class ChartsView(RunView):
                          mode="after")  # fmt: skip
         self._cursors = []  # (figure, its cursor): a hidden figure's cursor waits
         for fig in (self._sets, self._edges, self._delta):
-            cursor = Span(location=0, dimension="height", line_color="#222222", line_width=1)
+            cursor = _cursor("#222222")
             fig.add_layout(cursor)
             self._cursors.append((fig, cursor))
         self._bins = ColumnDataSource(
@@ -145,7 +151,7 @@ class ChartsView(RunView):
             color_mapper=self._colours,
         )  # fmt: skip
         self._life.add_layout(ColorBar(color_mapper=self._colours, width=8), "right")
-        cursor = Span(location=0, dimension="height", line_color="#d62728", line_width=1)
+        cursor = _cursor("#d62728")
         self._life.add_layout(cursor)
         self._cursors.append((self._life, cursor))
         self._layout = pn.Column(

@@ -99,6 +99,7 @@ class MapView(RunView):
             self._shown = None
             fig.on_event(RangesUpdate, self._on_view)
             fig.on_change("inner_width", lambda _attr, _old, _new: self._on_view())
+            fig.on_change("inner_height", lambda _attr, _old, _new: self._on_view())
             self._fig = fig
         self._route = ColumnDataSource(dict(x=[], y=[]))
         self._route_line = fig.line(
@@ -154,16 +155,30 @@ class MapView(RunView):
         return raster.palette(colors, style.ROAD)
 
     def _on_view(self, *events) -> None:
-        """Pan, zoom or resize: rasterise the roads for the new view and redraw the frame."""
+        """Pan, zoom or resize: rasterise the roads for the new view and redraw the frame.
+
+        Once the browser has laid the map out, the image has the plot frame's own size in
+        pixels (drawn unscaled), and a view whose shape differs from the frame's (the first
+        layout, a resize) is widened to it, so that the map keeps its shape, as Bokeh's
+        ``match_aspect`` does for the small graphs' glyphs.
+        """
         fig = self._fig
-        try:
-            width = fig.inner_width or raster.MAX_SIDE
-        except UnsetValueError:  # the browser has not laid the map out yet
-            width = raster.MAX_SIDE
         x0, x1, y0, y1 = fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end
         if events and isinstance(events[0], RangesUpdate):  # the ranges as the browser has them
             x0, x1, y0, y1 = events[0].x0, events[0].x1, events[0].y0, events[0].y1
-        height = round(width * (y1 - y0) / max(x1 - x0, 1e-9))
+        try:
+            width, height = fig.inner_width, fig.inner_height
+        except UnsetValueError:
+            width = height = 0
+        if width and height:
+            view = raster.widen_to(x0, x1, y0, y1, width / height)
+            if not np.allclose(view, (x0, x1, y0, y1), rtol=0, atol=1e-6 * (x1 - x0)):
+                x0, x1, y0, y1 = view  # only a change of shape moves the browser's view
+                fig.x_range.update(start=x0, end=x1)
+                fig.y_range.update(start=y0, end=y1)
+        else:  # the browser has not laid the map out yet
+            width = raster.MAX_SIDE
+            height = round(width * (y1 - y0) / max(x1 - x0, 1e-9))
         self._raster.set_viewport(raster.Viewport.fit(x0, x1, y0, y1, width, height))
         self._on_frame()
 

@@ -7,6 +7,7 @@ import logging
 import time
 from collections.abc import Callable
 from functools import partial
+from typing import ClassVar
 
 import panel as pn
 import param
@@ -339,6 +340,10 @@ class Pacer(pn.custom.JSComponent):
 
     sent = param.Integer(default=0)
     applied = param.Integer(default=0)
+
+    #: The page's reply is no work of the server's: Panel's busy indicator (the spinner)
+    #: flipped on and off at every frame, two more messages a frame (bench/NOTES.md, issue 19).
+    _busy__ignore: ClassVar[list[str]] = ["applied"]
 
     #: Frames sent and not yet applied by the page, at most.
     AHEAD = 2

@@ -63,6 +63,18 @@ class Viewport:
         return np.where(inside, col, -1), np.where(inside, row, -1)
 
 
+def widen_to(x0: float, x1: float, y0: float, y1: float, aspect: float) -> tuple[float, ...]:
+    """The ranges ``x0..x1`` and ``y0..y1`` widened about their centre along one axis so
+    that width over height is ``aspect`` (a plot frame's pixels across over its pixels up):
+    a map drawn in that frame is then as long per pixel across as up."""
+    width, height = x1 - x0, y1 - y0
+    if width < height * aspect:
+        grow = (height * aspect - width) / 2
+        return x0 - grow, x1 + grow, y0, y1
+    grow = (width / aspect - height) / 2
+    return x0, x1, y0 - grow, y1 + grow
+
+
 def palette(node_colors: tuple[str, ...], road: str) -> list[str]:
     """The image's colours by value: transparent, the road, then the node colours by rank
     (``node_colors[0]``, the colour of rank 0, is never drawn: rank 0 shows the road)."""
