@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 
 from . import _validate, adaptive, batch, distributed, io, osm, replay
-from ._backend import gpu_available
 from ._errors import FrontierError, ParameterError
 from .bench import (
     BATCH_TABLE,
@@ -522,8 +521,7 @@ def _run_matrix(args, client) -> int:
     options["on_chunk"] = lambda rows, _d: bar.update(len(rows))
     try:
         if client is None:
-            on_cpu = args.method == "dijkstra" or args.backend == "cpu"
-            on_cpu = on_cpu or (args.backend == "auto" and not gpu_available())
+            on_cpu = batch.plan(graph, args.method, args.backend)[0] == "cpu"
             workers = args.workers or (batch.default_workers() if on_cpu else 1)
             m = batch.many_to_many(graph, sources, targets, workers=workers, **options)
         else:

@@ -230,3 +230,31 @@ def test_a_row_larger_than_the_gpu_is_one_line(monkeypatch):
     monkeypatch.setattr(_backend, "free_gpu_memory", lambda: 1_000)
     with pytest.raises(engine.FrontierError, match="more than half its free memory"):
         many_to_many(g, [0, 1], backend="gpu")
+
+
+@pytest.mark.parametrize(
+    ("side", "backend", "gpu", "spread"),
+    [(5, "auto", True, True), (5, "auto", False, True), (40, "cpu", True, True),
+     (40, "auto", False, True), (40, "auto", True, False)],
+)  # fmt: skip
+def test_cli_matrix_spreads_over_cores_where_the_searches_run_on_the_cpu(
+    monkeypatch, side, backend, gpu, spread
+):
+    """`frontier matrix` starts a process per core where `batch.plan` puts the searches on
+    the CPU: a graph too small for the GPU too (a 5 × 5 grid; 40 × 40 passes
+    `AUTO_GPU_MIN_NODES`)."""
+    from engine import _backend, batch, cli
+
+    seen = {}
+
+    def many(graph, sources, targets, *, workers, **options):
+        seen["workers"] = workers
+        msg = "stop here"
+        raise engine.FrontierError(msg)
+
+    monkeypatch.setattr(_backend, "gpu_available", lambda: gpu)
+    monkeypatch.setattr(batch, "default_workers", lambda: 7)
+    monkeypatch.setattr(batch, "many_to_many", many)
+    monkeypatch.setattr(cli, "_load", lambda *_: grid_graph(side, side))
+    assert cli.main(["matrix", "x.gr", "--sources", "2", "--backend", backend]) == 2
+    assert seen["workers"] == (7 if spread else 1)
