@@ -14,6 +14,23 @@ def served():
     return doc if doc is not None and doc.session_context is not None else None
 
 
+def no_delay() -> None:
+    """Send this page's messages as soon as they are written: Nagle's algorithm off on the
+    session's websockets.
+
+    Tornado leaves it on, and neither Bokeh nor Panel turns it off, so a frame's small
+    messages waited for the browser to acknowledge the last ones (a delayed ACK: up to
+    40 ms on Linux) and reached the page in pairs, painted as one (bench/NOTES.md, issue
+    19). The connections are Bokeh's private attributes, as Panel reads them too.
+    """
+    doc = served()
+    session = getattr(doc and doc.session_context, "_session", None)
+    for conn in getattr(session, "_subscribed_connections", ()):
+        socket = getattr(conn, "_socket", None)
+        if hasattr(socket, "set_nodelay"):
+            socket.set_nodelay(True)
+
+
 def every(period_ms: int, callback) -> Callable[[], None]:
     """Call ``callback`` every ``period_ms``; return the function that stops it.
 

@@ -7,7 +7,7 @@ import panel as pn
 from bokeh.models import DataRange1d
 
 import engine
-from viz._page import soon
+from viz._page import no_delay, soon
 from viz.access import Accessible, PhoneViewport
 from viz.cards import NOTES, Legend, StatsCard
 from viz.charts import ChartsView, Readouts
@@ -117,6 +117,7 @@ async def start() -> None:
     """Open what the page's link says (if anything; a new graph loads with its progress
     shown), then keep the link up to date; a link to a frame opens paused there, a link to
     a lesson at its first step, any other page starts playing."""
+    no_delay()
     lesson = lesson_of(link)
 
     def settle() -> None:
