@@ -196,10 +196,10 @@ class Recording:
 
     def states(self, frame: int) -> np.ndarray:
         """Each node's state at ``frame`` as ``uint8`` codes (see `STATE_NAMES`)."""
-        f = np.int32(frame)
-        out = ((self.reached_at >= 0) & (self.reached_at <= f)).astype(np.uint8)
-        out += (self.near_at >= 0) & (self.near_at <= f)
-        out += (self.settled_at >= 0) & (self.settled_at <= f)
+        f = np.uint32(frame)  # read as unsigned, a stamp of -1 (not yet) is above every frame
+        out = (self.reached_at.view(np.uint32) <= f).view(np.uint8)
+        out += self.near_at.view(np.uint32) <= f
+        out += self.settled_at.view(np.uint32) <= f
         return out
 
     def snapshot(self, frame: int) -> Snapshot:
