@@ -17,11 +17,11 @@ def city_run():
     return graph, result
 
 
-def _rasterizer(graph, width=300):
+def _rasterizer(graph, width=300, gpu=None):
     from viz.state import Geometry
 
     geo = Geometry(graph)
-    r = raster.Rasterizer(geo.x, geo.y, geo.segments)
+    r = raster.Rasterizer(geo.x, geo.y, geo.segments, gpu=gpu)
     (x0, x1), (y0, y1) = geo.bounds()
     height = round(width * (y1 - y0) / (x1 - x0))
     r.set_viewport(raster.Viewport.fit(x0, x1, y0, y1, width, height))
@@ -95,6 +95,45 @@ def test_roads_follow_the_viewport_and_nodes_grow_when_zoomed_in(city_run):
     col, row = r.viewport.pixel_of(geo.x[[node]], geo.y[[node]])
     assert (image == raster.ROAD + 3).sum() == 25  # a 5 × 5 square around the node
     assert image[row[0], col[0]] == raster.ROAD + 3
+
+
+@pytest.mark.gpu
+def test_gpu_frames_equal_datashaders_at_every_pixel(city_run):
+    graph, result = city_run
+    rec = result.recording
+    _, cpu = _rasterizer(graph, gpu=False)
+    _, gpu = _rasterizer(graph, gpu=True)
+    v = cpu.viewport
+    w, h = v.x1 - v.x0, v.y1 - v.y0
+    views = [
+        v,  # the whole graph
+        raster.Viewport(v.x0 + w / 3, v.x0 + w / 2, v.y0 + h / 4, v.y0 + h / 3, 640, 400),
+        raster.Viewport(v.x0 - w, v.x1 - w / 2, v.y0, v.y1 + h, 333, 517),  # partly outside
+    ]
+    nodes_drawn = 0
+    for view in views:
+        cpu.set_viewport(view)
+        gpu.set_viewport(view)
+        for frame in (0, len(rec) // 3, len(rec) - 1):
+            ranks = raster.STATE_RANK[rec.states(frame)]
+            want = cpu.image(ranks)
+            assert np.array_equal(gpu.image(ranks), want), (view, frame)
+            nodes_drawn += int((want > raster.ROAD).sum())
+    assert nodes_drawn > 1_000
+    empty = np.zeros(0, dtype=np.uint8)
+    none = empty.astype(float)
+    tiny = raster.Rasterizer(none, none, (none,) * 4, gpu=True)
+    tiny.set_viewport(raster.Viewport(0.0, 1.0, 0.0, 1.0, 5, 3))
+    assert not tiny.image(empty).any()
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 5])
+@pytest.mark.parametrize("size", [0, 1, 7, 50_001])
+def test_deflate_in_slices_is_one_zlib_stream(parts, size):
+    import zlib
+
+    data = np.random.default_rng(size).integers(0, 3, size).astype(np.uint8).tobytes()
+    assert zlib.decompress(raster._deflate(data, parts)) == data
 
 
 def test_viewport_fits_the_largest_side():

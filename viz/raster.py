@@ -2,9 +2,11 @@
 
 Above `RASTER_ABOVE` nodes the browser is sent one small-integer image per frame instead of
 a glyph per node: Datashader rasterises the roads once per viewport (pan, zoom, resize) and
-the nodes' codes once per frame, at the viewport's resolution. The image holds `EMPTY`,
-`ROAD`, or ``ROAD + rank`` for the highest-ranked node code in the pixel, and goes to the
-browser as an indexed PNG with its palette (`png`): a few hundred kilobytes that the browser
+the nodes' codes once per frame, at the viewport's resolution. Where a GPU is, the nodes are
+drawn by a CUDA kernel with Datashader's pixel mapping instead (Datashader's own GPU path for
+points needs RAPIDS cuDF, a large install of its own). The image holds `EMPTY`, `ROAD`, or
+``ROAD + rank`` for the highest-ranked node code in the pixel, and goes to the browser as an
+indexed PNG with its palette (`png`): a few hundred kilobytes that the browser
 decodes natively, where 1.6 MB of ``uint8`` coloured pixel by pixel in BokehJS held a
 1,600 × 1,000 map to 8.5 painted frames a second (bench/NOTES.md, issue 19).
 
@@ -15,14 +17,18 @@ Which code wins a pixel is the layer's choice: for node states the frontier is d
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import dataclasses
 import functools
+import os
 import struct
 import zlib
 
 import numpy as np
 import pandas as pd
 
+import engine
+from engine import _gpu_raster
 from engine.recording import FAR, NEAR, SETTLED, UNREACHED
 
 #: Graphs with more nodes are drawn as server-side images; smaller ones as one glyph a node.
@@ -34,6 +40,8 @@ EMPTY, ROAD = 0, 1
 #: Node states ranked for drawing: a pixel shows its highest-ranked node.
 STATE_RANK = np.zeros(4, dtype=np.uint8)
 STATE_RANK[[UNREACHED, SETTLED, FAR, NEAR]] = [0, 1, 2, 3]
+#: Threads compressing one frame's image, each a slice of its rows (as pigz does).
+THREADS = min(4, os.cpu_count() or 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,8 +94,9 @@ def png(image: np.ndarray, colors: list[str]) -> str:
     ``colors`` (``#rrggbb`` or ``#rrggbbaa``), made for speed, not size.
 
     Written here rather than by Pillow: pixels packed two to a byte (up to 16 colours), no
-    row filters, and zlib's run-length strategy; a 1,600 × 1,000 map frame takes 9 ms
-    instead of Pillow's 25 (bench/NOTES.md, issue 19).
+    row filters, zlib's run-length strategy, and the rows compressed in slices on
+    `THREADS` threads; a 1,600 × 1,000 map frame took 9 ms on one thread instead of
+    Pillow's 25 (bench/NOTES.md, issue 19).
     """
     rgba = b"".join(bytes.fromhex((c.lstrip("#") + "ff")[:8]) for c in colors)
     height, width = image.shape
@@ -102,8 +111,7 @@ def png(image: np.ndarray, colors: list[str]) -> str:
         packed = np.empty((height, width + 1), dtype=np.uint8)
         packed[:, 1:] = rows
     packed[:, 0] = 0  # each row's filter: none
-    deflate = zlib.compressobj(1, zlib.DEFLATED, 15, 9, zlib.Z_RLE)
-    pixels = deflate.compress(packed) + deflate.flush()
+    pixels = _deflate(packed.tobytes(), THREADS)
     header = struct.pack(">IIBBBBB", width, height, depth, 3, 0, 0, 0)  # 3: indexed colour
     chunks = [
         (b"IHDR", header),
@@ -119,16 +127,51 @@ def png(image: np.ndarray, colors: list[str]) -> str:
     return "data:image/png;base64," + base64.b64encode(out).decode("ascii")
 
 
+def _deflate(data: bytes, parts: int) -> bytes:
+    """``data`` as one zlib stream, compressed in ``parts`` slices at once: each slice a raw
+    deflate ended on a byte boundary (a sync flush; the last one finishes the stream), then
+    the checksum of the whole. zlib lets go of Python's lock while it compresses."""
+    size = -(-len(data) // max(parts, 1)) or 1
+    slices = [data[i : i + size] for i in range(0, len(data), size)] or [b""]
+
+    def compress(i: int) -> bytes:
+        deflate = zlib.compressobj(1, zlib.DEFLATED, -15, 9, zlib.Z_RLE)
+        end = zlib.Z_FINISH if i == len(slices) - 1 else zlib.Z_SYNC_FLUSH
+        return deflate.compress(slices[i]) + deflate.flush(end)
+
+    if len(slices) == 1:
+        body = compress(0)
+    else:
+        body = b"".join(_pool().map(compress, range(len(slices))))
+    return b"\x78\x01" + body + struct.pack(">I", zlib.adler32(data))  # 78 01: level 1
+
+
+@functools.cache
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    return concurrent.futures.ThreadPoolExecutor(THREADS, thread_name_prefix="raster")
+
+
 class Rasterizer:
     """One map's images: the roads of the current viewport, then a frame at a time.
 
     ``x``, ``y`` are the nodes' map coordinates and ``segments`` the roads as four arrays
-    ``(x0, y0, x1, y1)``; they are read, never copied or changed (graphs are shared by the
-    server's sessions).
+    ``(x0, y0, x1, y1)``; they are read, never changed (graphs are shared by the server's
+    sessions). With ``gpu`` (default: where a GPU is), each frame's nodes are drawn by a CUDA
+    kernel (`engine._gpu_raster`) with Datashader's pixel mapping, from a copy of ``x`` and
+    ``y`` on the device; the roads are always drawn by Datashader on the CPU.
     """
 
-    def __init__(self, x: np.ndarray, y: np.ndarray, segments: tuple[np.ndarray, ...]):
+    def __init__(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        segments: tuple[np.ndarray, ...],
+        *,
+        gpu: bool | None = None,
+    ):
         self._x, self._y = x, y
+        on_gpu = engine.gpu_available() if gpu is None else gpu
+        self._nodes = _gpu_raster.NodeRaster(x, y) if on_gpu else None
         self._segments = segments
         self._spacing = _typical_spacing(segments)
         self.viewport: Viewport | None = None
@@ -165,9 +208,13 @@ class Rasterizer:
         if self._canvas is None:
             msg = "set_viewport before drawing a frame"
             raise RuntimeError(msg)
-        points = pd.DataFrame({"x": self._x, "y": self._y, "rank": ranks}, copy=False)
-        agg = self._canvas.points(points, "x", "y", agg=ds.max("rank")).values
-        top = np.fmax(agg, 0.0, out=agg).astype(np.uint8)  # an empty pixel (NaN) is 0
+        if self._nodes is not None:
+            v = self.viewport
+            top = self._nodes.max_rank(ranks, (v.x0, v.x1), (v.y0, v.y1), v.width, v.height)
+        else:
+            points = pd.DataFrame({"x": self._x, "y": self._y, "rank": ranks}, copy=False)
+            agg = self._canvas.points(points, "x", "y", agg=ds.max("rank")).values
+            top = np.fmax(agg, 0.0, out=agg).astype(np.uint8)  # an empty pixel (NaN) is 0
         top = _grow(top, self.radius)
         top += top > 0  # ranks 1.. become ROAD + 1..; 0 stays 0, below the road
         return np.maximum(top, self._roads, out=top)
