@@ -129,7 +129,7 @@ def test_coordinates_come_from_a_second_file_typed_uploaded_or_linked(session, t
     town.with_suffix(".co").rename(moved)
     controls = GraphControls(session)
     controls.source.value = "path"
-    assert controls.coords.visible and not controls.coords_upload.visible
+    assert controls.coords.visible and not controls.uploads.objects  # no FilePond on the page
     controls.text.value = str(town)
     assert session.load_graph(controls._choice()), session.error
     assert session.loaded.geometry is None  # no .co beside it any more: charts only
@@ -152,7 +152,8 @@ def test_coordinates_come_from_a_second_file_typed_uploaded_or_linked(session, t
     with pytest.raises(state.DashboardError, match="only files under"):
         controls._choice()
     controls.source.value = "upload"
-    assert controls.coords_upload.visible and not controls.coords.visible
+    assert controls.uploads.objects == [controls.upload, controls.coords_upload]
+    assert not controls.coords.visible
     controls.upload.value = {"town.gr": town.read_bytes()}
     controls.coords_upload.value = {"town.co": moved.read_bytes()}
     assert session.load_graph(controls._choice()), session.error

@@ -174,7 +174,7 @@ class GraphControls(Viewer):
         self.source = pn.widgets.Select(label="Graph", options=_SOURCES, value="helsinki")
         self.text = pn.widgets.TextInput(label="Place or path", placeholder="Helsinki, Finland")
         self.upload = pn.widgets.FileDropper(
-            max_file_size=f"{state.MAX_UPLOAD_MB}MB", multiple=False, visible=False
+            max_file_size=f"{state.MAX_UPLOAD_MB}MB", multiple=False
         )
         # DIMACS/PACE: node coordinates from a second file (default: GRAPH's stem + .co).
         self.coords = pn.widgets.TextInput(
@@ -183,8 +183,12 @@ class GraphControls(Viewer):
             css_classes=["frontier-coords"],
         )
         self.coords_upload = pn.widgets.FileDropper(
-            max_file_size=f"{state.MAX_UPLOAD_MB}MB", multiple=False, visible=False
+            max_file_size=f"{state.MAX_UPLOAD_MB}MB", multiple=False
         )
+        # The droppers are on the page only while an upload is chosen: FilePond, which draws
+        # them, reads its elements' layout on every animation frame while one exists, hidden
+        # or not, which slowed a playing map's frames (bench/NOTES.md, issue 19).
+        self.uploads = pn.Column(sizing_mode="stretch_width", margin=0)
         self.network = pn.widgets.Select(
             label="Network", options=list(state.NETWORKS), value=choice.network
         )
@@ -212,7 +216,7 @@ class GraphControls(Viewer):
         kind = self.source.value
         self.text.visible = kind in ("place", "path")
         self.text.placeholder = "Helsinki, Finland" if kind == "place" else "data/city.osm.pbf"
-        self.upload.visible = self.coords_upload.visible = kind == "upload"
+        self.uploads.objects = [self.upload, self.coords_upload] if kind == "upload" else []
         self.coords.visible = kind == "path"
 
     def _choice(self) -> GraphChoice:
@@ -255,9 +259,8 @@ class GraphControls(Viewer):
         return pn.Column(
             self.source,
             self.text,
-            self.upload,
             self.coords,
-            self.coords_upload,
+            self.uploads,
             self.network,
             self.weight,
             self.weights,
