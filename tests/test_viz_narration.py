@@ -93,6 +93,7 @@ def test_a_screen_reader_hears_the_caption_at_once_when_stepping_and_once_a_seco
         clock[0] += later
         session.seek(frame)
         assert f"Iteration {frame}:" in view._layout.object  # the page shows every frame
+        assert narration.CAPTION_HEIGHT in view._layout.object  # a steady height, no relayout
     assert "Iteration 6:" in spoken()  # 1.1 s after frame 3; frames 4 and 5 were not read
     clock[0] += 0.2
     session.seek(7)

@@ -195,6 +195,12 @@ _OFF_SCREEN = (
 )
 
 
+#: The caption keeps at least three lines' height: a caption that wrapped onto one line more
+#: or less than the last one resized the page's layout, which the browser then computed
+#: again in full (≈ 20 ms each time, at one frame in ten; bench/NOTES.md, issue 19).
+CAPTION_HEIGHT = "min-height:4.5em"
+
+
 class Caption(RunView):
     """The caption of search A's current frame, in an element with a stable CSS class, and
     the same words in an ``aria-live`` region for screen readers: at once for a step, at
@@ -213,8 +219,10 @@ class Caption(RunView):
         run = self._run
         if run is not None:
             text = html.escape(caption(run, self.session.frame))
-            size = f' style="font-size:{style.PRESENT_PX}px"' if self.session.present else ""
-            self._layout.object = f'<div class="frontier-caption"{size}>{text}</div>'
+            size = f"font-size:{style.PRESENT_PX}px;" if self.session.present else ""
+            self._layout.object = (
+                f'<div class="frontier-caption" style="{size}{CAPTION_HEIGHT}">{text}</div>'
+            )
             self._speak(text)
 
     def _speak(self, text: str, now: float | None = None) -> None:
