@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import synthetic
+from engine import _gpu_raster, synthetic
 from engine.recording import FAR, NEAR, SETTLED, UNREACHED
 from viz import raster
 
@@ -18,10 +18,16 @@ def city_run():
 
 
 def _rasterizer(graph, width=300, gpu=None):
+    """A map of ``graph`` ``width`` pixels across; its frames drawn as the app draws them
+    (on the GPU where one is), or by Datashader (``gpu=False``) or the GPU (``gpu=True``)."""
     from viz.state import Geometry
 
     geo = Geometry(graph)
-    r = raster.Rasterizer(geo.x, geo.y, geo.segments, gpu=gpu)
+    if gpu is None:
+        nodes = geo.gpu_nodes
+    else:
+        nodes = _gpu_raster.NodeRaster(geo.x, geo.y) if gpu else None
+    r = raster.Rasterizer(geo.x, geo.y, geo.segments, nodes=nodes)
     (x0, x1), (y0, y1) = geo.bounds()
     height = round(width * (y1 - y0) / (x1 - x0))
     r.set_viewport(raster.Viewport.fit(x0, x1, y0, y1, width, height))
@@ -122,7 +128,7 @@ def test_gpu_frames_equal_datashaders_at_every_pixel(city_run):
     assert nodes_drawn > 1_000
     empty = np.zeros(0, dtype=np.uint8)
     none = empty.astype(float)
-    tiny = raster.Rasterizer(none, none, (none,) * 4, gpu=True)
+    tiny = raster.Rasterizer(none, none, (none,) * 4, nodes=_gpu_raster.NodeRaster(none, none))
     tiny.set_viewport(raster.Viewport(0.0, 1.0, 0.0, 1.0, 5, 3))
     assert not tiny.image(empty).any()
 

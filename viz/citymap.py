@@ -54,7 +54,11 @@ class MapView(RunView):
         if geo is None:
             self._layout[0] = self._empty
             return
-        self._raster = raster.Rasterizer(geo.x, geo.y, geo.segments) if geo.rasterized else None
+        self._raster = (
+            raster.Rasterizer(geo.x, geo.y, geo.segments, nodes=geo.gpu_nodes)
+            if geo.rasterized
+            else None
+        )
         fig = self._figure(geo)
         if tiles_available():
             import xyzservices.providers as xyz

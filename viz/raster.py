@@ -151,14 +151,19 @@ def _pool() -> concurrent.futures.ThreadPoolExecutor:
     return concurrent.futures.ThreadPoolExecutor(THREADS, thread_name_prefix="raster")
 
 
+def gpu_nodes(x: np.ndarray, y: np.ndarray) -> _gpu_raster.NodeRaster | None:
+    """The nodes at ``x``, ``y`` copied to the GPU for `Rasterizer` where a GPU is, else None."""
+    return _gpu_raster.NodeRaster(x, y) if engine.gpu_available() else None
+
+
 class Rasterizer:
     """One map's images: the roads of the current viewport, then a frame at a time.
 
     ``x``, ``y`` are the nodes' map coordinates and ``segments`` the roads as four arrays
     ``(x0, y0, x1, y1)``; they are read, never changed (graphs are shared by the server's
-    sessions). With ``gpu`` (default: where a GPU is), each frame's nodes are drawn by a CUDA
-    kernel (`engine._gpu_raster`) with Datashader's pixel mapping, from a copy of ``x`` and
-    ``y`` on the device; the roads are always drawn by Datashader on the CPU.
+    sessions). Given ``nodes``, the same nodes on the GPU (`gpu_nodes`; a graph's sessions
+    share one copy through its `viz.state.Geometry`), each frame's nodes are drawn by a CUDA
+    kernel with Datashader's pixel mapping; the roads are always drawn by Datashader on the CPU.
     """
 
     def __init__(
@@ -167,11 +172,10 @@ class Rasterizer:
         y: np.ndarray,
         segments: tuple[np.ndarray, ...],
         *,
-        gpu: bool | None = None,
+        nodes: _gpu_raster.NodeRaster | None = None,
     ):
         self._x, self._y = x, y
-        on_gpu = engine.gpu_available() if gpu is None else gpu
-        self._nodes = _gpu_raster.NodeRaster(x, y) if on_gpu else None
+        self._nodes = nodes
         self._segments = segments
         self._spacing = _typical_spacing(segments)
         self.viewport: Viewport | None = None
@@ -225,7 +229,7 @@ def warm_up() -> None:
     """Rasterise a tiny map once per process: Datashader compiles its code on first use
     (seconds), which a caller can so pay on a worker thread rather than on a page's."""
     x, y = np.array([0.0, 1.0]), np.array([0.0, 1.0])
-    tiny = Rasterizer(x, y, (x[:1], y[:1], x[1:], y[1:]))
+    tiny = Rasterizer(x, y, (x[:1], y[:1], x[1:], y[1:]), nodes=gpu_nodes(x, y))
     tiny.set_viewport(Viewport(0.0, 1.0, 0.0, 1.0, 4, 4))
     tiny.image(np.ones(2, dtype=np.uint8))
 

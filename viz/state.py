@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import itertools
 import logging
@@ -32,7 +33,7 @@ from engine.io import cache_dir, prune_temporary, write_atomic
 from engine.recording import FRAME_FIELDS
 from engine.render import line_pixels, road_segments
 
-from .raster import RASTER_ABOVE, warm_up
+from .raster import RASTER_ABOVE, gpu_nodes, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -209,6 +210,12 @@ class Geometry:
         self.aspect = min(max(float(np.ptp(self.x)) / max(float(np.ptp(self.y)), 1.0), 1.0), 2.5)
         #: Whether the map is drawn as server-side images (`viz.raster`) rather than glyphs.
         self.rasterized = len(self.x) > RASTER_ABOVE
+
+    @functools.cached_property
+    def gpu_nodes(self):
+        """The nodes on the GPU for a rasterised map's frames (`viz.raster.gpu_nodes`, None
+        without a GPU): copied once per graph, at its first map, and shared by its sessions."""
+        return gpu_nodes(self.x, self.y)
 
     def bounds(self, pad: float = 0.02) -> tuple[tuple[float, float], tuple[float, float]]:
         """The map's x and y ranges: the graph with a margin, widened to `aspect`."""
