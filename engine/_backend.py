@@ -122,15 +122,20 @@ def allow_large_clusters(kernel) -> None:
 
 
 @functools.cache
-def kernel_module(filename: str, name_expressions: tuple[str, ...]):
-    """Compile ``kernels/filename`` once per process and return the CuPy ``RawModule``."""
+def kernel_module(filename: str, name_expressions: tuple[str, ...], *, cooperative: bool = True):
+    """Compile ``kernels/filename`` once per process and return the CuPy ``RawModule``.
+
+    A ``cooperative`` module's kernels are launched cooperatively: CuPy then cuts a grid
+    larger than the GPU holds at once down to that size (with a warning), so a kernel of
+    one thread per item must not be compiled so.
+    """
     cp = cupy()
     source = (KERNEL_DIR / filename).read_text()
     module = cp.RawModule(
         code=source,
         options=("-std=c++17",),
         name_expressions=name_expressions,
-        enable_cooperative_groups=True,
+        enable_cooperative_groups=cooperative,
     )
     module.compile()
     return module

@@ -1,9 +1,10 @@
-"""Launcher of the map-frame kernel (engine/kernels/raster.cu) through CuPy.
+"""Launchers of the map-frame kernels (engine/kernels/raster.cu) through CuPy.
 
 `viz.raster` draws a large graph's map as one image per frame; where a GPU is, the nodes of
 each frame are drawn by this kernel instead of by Datashader on the CPU (Datashader's own
-GPU path for points needs cuDF). The nodes' coordinates go to the device once; a frame sends
-one byte a node and gets one byte a pixel back.
+GPU path for points needs cuDF). The nodes' coordinates go to the device once, and a
+recording's stamps once; a frame of node states then sends nothing a node (the states are
+computed on the device), another layer's frame one byte a node; one byte a pixel comes back.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import numpy as np
 from . import _backend
 
 KERNEL_FILE = "raster.cu"
+KERNELS = ("rank_max", "state_max")
 BLOCK = 256
 
 
 @functools.cache
-def _kernel():
-    return _backend.kernel_module(KERNEL_FILE, ("rank_max",)).get_function("rank_max")
+def _kernel(name: str):
+    return _backend.kernel_module(KERNEL_FILE, KERNELS, cooperative=False).get_function(name)
 
 
 class NodeRaster:
@@ -37,20 +39,42 @@ class NodeRaster:
         """Each pixel's highest rank (``uint8``, ``height × width``, row 0 at ``y_range[0]``;
         0 where no node or only rank 0), as Datashader's ``Canvas(width, height, x_range,
         y_range).points(..., agg=max("rank"))`` with its empty pixels set to 0."""
+        ranks = _backend.cupy().asarray(ranks, dtype=np.uint8)
+        return self._draw("rank_max", (ranks,), x_range, y_range, width, height)
+
+    def max_state_rank(
+        self, stamps: tuple, frame: int, rank_of: np.ndarray,
+        x_range: tuple[float, float], y_range: tuple[float, float], width: int, height: int,
+    ) -> np.ndarray:  # fmt: skip
+        """`max_rank` of the ranks ``rank_of[recording.states(frame)]``, the node states
+        computed here from ``stamps``, the recording's three stamp arrays on the GPU
+        (`stamps_of`): one byte a pixel comes back, nothing a node goes up."""
+        table = sum(int(rank) << (8 * code) for code, rank in enumerate(rank_of))
+        args = (*stamps, np.uint32(frame), np.uint32(table))
+        return self._draw("state_max", args, x_range, y_range, width, height)
+
+    @staticmethod
+    def stamps_of(recording) -> tuple:
+        """A `engine.recording.Recording`'s reached, band and settled stamps, copied to the
+        GPU for `max_state_rank` (12 bytes a node)."""
+        cp = _backend.cupy()
+        stamps = (recording.reached_at, recording.near_at, recording.settled_at)
+        return tuple(cp.asarray(s.view(np.uint32)) for s in stamps)
+
+    def _draw(self, kernel: str, args: tuple, x_range, y_range, width, height) -> np.ndarray:
         cp = _backend.cupy()
         image = cp.zeros((height, width), dtype=np.uint32)
-        ranks = cp.asarray(ranks, dtype=np.uint8)
-        n = len(ranks)
+        n = len(self._x)
         if n:
             # Datashader's scale and translate (`Axis.compute_scale_and_translate`)
             sx = width / (x_range[1] - x_range[0])
             sy = height / (y_range[1] - y_range[0])
             tx, ty = -x_range[0] * sx, -y_range[0] * sy
-            _kernel()(
+            _kernel(kernel)(
                 (-(-n // BLOCK),),
                 (BLOCK,),
                 (
-                    self._x, self._y, ranks, np.int64(n),
+                    self._x, self._y, *args, np.int64(n),
                     np.float64(sx), np.float64(tx), np.float64(sy), np.float64(ty),
                     np.float64(x_range[0]), np.float64(x_range[1]),
                     np.float64(y_range[0]), np.float64(y_range[1]),

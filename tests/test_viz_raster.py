@@ -56,7 +56,7 @@ def test_frames_equal_the_recorded_states_at_sampled_pixels(city_run):
     rng = np.random.default_rng(0)
     for frame in (0, len(rec) // 3, len(rec) - 1):
         ranks = raster.STATE_RANK[rec.states(frame)]
-        image = r.image(ranks)
+        image = r.states_image(rec, frame)  # as the app draws a recorded frame
         want = _expected(r.viewport, geo.x, geo.y, ranks)
         # pixels holding nodes, away from the pixel borders where rounding may differ
         col, row = r.viewport.pixel_of(geo.x, geo.y)
@@ -107,6 +107,7 @@ def test_roads_follow_the_viewport_and_nodes_grow_when_zoomed_in(city_run):
 def test_gpu_frames_equal_datashaders_at_every_pixel(city_run):
     graph, result = city_run
     rec = result.recording
+    other = engine.sssp(graph, 7, backend="cpu", delta=900, record=True).recording
     _, cpu = _rasterizer(graph, gpu=False)
     _, gpu = _rasterizer(graph, gpu=True)
     v = cpu.viewport
@@ -124,13 +125,47 @@ def test_gpu_frames_equal_datashaders_at_every_pixel(city_run):
             ranks = raster.STATE_RANK[rec.states(frame)]
             want = cpu.image(ranks)
             assert np.array_equal(gpu.image(ranks), want), (view, frame)
+            # the states computed on the GPU from its copy of the stamps
+            assert np.array_equal(gpu.states_image(rec, frame), want), (view, frame)
             nodes_drawn += int((want > raster.ROAD).sum())
+        for frame in (1, len(other) // 2):  # another recording: its own stamps are copied
+            want = cpu.image(raster.STATE_RANK[other.states(frame)])
+            assert np.array_equal(gpu.states_image(other, frame), want), (view, frame)
     assert nodes_drawn > 1_000
     empty = np.zeros(0, dtype=np.uint8)
     none = empty.astype(float)
     tiny = raster.Rasterizer(none, none, (none,) * 4, nodes=_gpu_raster.NodeRaster(none, none))
     tiny.set_viewport(raster.Viewport(0.0, 1.0, 0.0, 1.0, 5, 3))
     assert not tiny.image(empty).any()
+
+
+@pytest.mark.gpu
+def test_gpu_frames_draw_every_node_of_a_large_graph():
+    """More nodes than a GPU runs threads at once (the kernels were first compiled for
+    cooperative launches, and CuPy cut their grids to one wave: 3/4 of a 1M-node city's
+    nodes went undrawn on an H100)."""
+    from engine.recording import Recording
+
+    n = 1_200_000
+    rng = np.random.default_rng(5)
+    x, y = rng.uniform(0.0, 1000.0, n), rng.uniform(0.0, 600.0, n)
+    roads = (x[:1], y[:1], x[1:2], y[1:2])
+    cpu = raster.Rasterizer(x, y, roads)
+    gpu = raster.Rasterizer(x, y, roads, nodes=_gpu_raster.NodeRaster(x, y))
+    view = raster.Viewport(0.0, 1000.0, 0.0, 600.0, 1500, 900)
+    cpu.set_viewport(view)
+    gpu.set_viewport(view)
+    last = np.zeros(n, dtype=np.uint8)
+    last[-1000:] = 3  # only the last nodes drawn: the ones a cut grid would miss
+    for ranks in (rng.integers(0, 4, n, dtype=np.uint8), last):
+        want = cpu.image(ranks)
+        assert np.array_equal(gpu.image(ranks), want)
+    assert (want > raster.ROAD).sum() > 900
+    stamps = tuple(rng.integers(-1, 50, n).astype(np.int32) for _ in range(3))
+    rec = Recording(n, delta=1, with_buckets=False, stamps=stamps)
+    for frame in (0, 20, 49):
+        want = cpu.image(raster.STATE_RANK[rec.states(frame)])
+        assert np.array_equal(gpu.states_image(rec, frame), want), frame
 
 
 @pytest.mark.parametrize("parts", [1, 2, 3, 5])

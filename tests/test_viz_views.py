@@ -10,7 +10,7 @@ import pytest
 from viz.cards import Legend, StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
-from viz.controls import GraphControls, Player, RunControls
+from viz.controls import GraphControls, Pacer, Player, RunControls
 from viz.narration import Caption
 from viz.state import GraphChoice
 
@@ -147,9 +147,9 @@ def test_player_buttons(session):
 
 
 def test_the_player_waits_for_a_page_that_falls_behind(session, monkeypatch):
-    """Playback sends no frame while the page has two unapplied ones (the CI failure of
-    2026-11-23: a Pause click waited behind seconds of queued 200k-node map images), and a
-    page silent for `Pacer.PATIENCE_S` is not waited for."""
+    """Playback sends no frame while the page has `Pacer.AHEAD` unapplied ones (the CI
+    failure of 2026-11-23: a Pause click waited behind seconds of queued 200k-node map
+    images), and a page silent for `Pacer.PATIENCE_S` is not waited for."""
     clock = [1000.0]
     monkeypatch.setattr(time, "monotonic", lambda: clock[0])
     player = Player(session)
@@ -158,16 +158,26 @@ def test_the_player_waits_for_a_page_that_falls_behind(session, monkeypatch):
     session.pause()
     session.seek(0)
     session.play()
-    frames = []
-    for ack in (None, None, None, None, 2, None, None, None, None, None):
+
+    def tick(ack=None) -> bool:
         if ack is not None:
             pacer.applied = ack  # what the page sets once it applied frame `ack`
-        clock[0] += 0.5
+        clock[0] += step
+        frame = session.frame
         player._tick()
-        frames.append(session.frame)
-    moved = [b != a for a, b in zip([0, *frames], frames, strict=False)]
-    assert moved == [True, True, False, False, True, True, False, False, False, True]
-    assert pacer.sent == 5
+        return session.frame != frame
+
+    ahead, step = Pacer.AHEAD, 0.5  # each tick a frame or more later by the wall clock
+    monkeypatch.setattr(Pacer, "PATIENCE_S", 40 * step)  # waits long past `AHEAD` ticks
+    assert [tick() for _ in range(ahead + 2)] == [True] * ahead + [False] * 2
+    # the page has applied the first frame: one more goes
+    assert [tick(ack=1), tick()] == [True, False]
+    silent = 0
+    while not tick():
+        silent += 1
+    waited = (silent + 3) * step  # from the page's last reply to the tick that moved
+    assert Pacer.PATIENCE_S < waited <= Pacer.PATIENCE_S + step
+    assert pacer.sent == ahead + 2
 
 
 def test_a_frame_sets_few_properties(session):

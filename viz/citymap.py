@@ -255,11 +255,14 @@ class MapView(RunView):
         if self._raster.viewport is None:
             self._on_view()  # the first frame: rasterise the roads of the whole graph
             return
-        if self.session.layer == "states":
-            ranks = raster.STATE_RANK[run.states(frame)]
+        rec = run.result.recording
+        if self.session.layer != "states":
+            image = self._raster.image(run.work(frame))
+        elif rec is None:  # Dijkstra: its final states
+            image = self._raster.image(raster.STATE_RANK[run.states(frame)])
         else:
-            ranks = run.work(frame)
-        url = raster.png(self._raster.image(ranks), self._raster_colors())
+            image = self._raster.states_image(rec, run.clamp(frame))
+        url = raster.png(image, self._raster_colors())
         v = self._raster.viewport
         if v == self._shown:
             self._image.data["url"] = [url]  # one column replaced per frame

@@ -348,8 +348,10 @@ class Pacer(pn.custom.JSComponent):
     #: flipped on and off at every frame, two more messages a frame (bench/NOTES.md, issue 19).
     _busy__ignore: ClassVar[list[str]] = ["applied"]
 
-    #: Frames sent and not yet applied by the page, at most.
-    AHEAD = 2
+    #: Frames sent and not yet applied by the page, at most. Two held the 1M-node city to
+    #: ≈ 21 painted frames/s on a 16-core machine, four let it reach ≈ 27 (the frames'
+    #: trips overlap more); a Pause still lands within four frames (bench/NOTES.md, issue 19).
+    AHEAD = 4
     #: A page silent this long is not waited for (a lost reply never stops playback).
     PATIENCE_S = 2.0
 

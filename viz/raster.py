@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 import engine
+import engine.recording
 from engine import _gpu_raster
 from engine.recording import FAR, NEAR, SETTLED, UNREACHED
 
@@ -176,6 +177,7 @@ class Rasterizer:
     ):
         self._x, self._y = x, y
         self._nodes = nodes
+        self._stamps = None
         self._segments = segments
         self._spacing = _typical_spacing(segments)
         self.viewport: Viewport | None = None
@@ -209,16 +211,38 @@ class Rasterizer:
         highest rank among its nodes, where that rank is above 0, else the roads'."""
         import datashader as ds
 
-        if self._canvas is None:
-            msg = "set_viewport before drawing a frame"
-            raise RuntimeError(msg)
+        v = self._drawing()
         if self._nodes is not None:
-            v = self.viewport
             top = self._nodes.max_rank(ranks, (v.x0, v.x1), (v.y0, v.y1), v.width, v.height)
         else:
             points = pd.DataFrame({"x": self._x, "y": self._y, "rank": ranks}, copy=False)
             agg = self._canvas.points(points, "x", "y", agg=ds.max("rank")).values
             top = np.fmax(agg, 0.0, out=agg).astype(np.uint8)  # an empty pixel (NaN) is 0
+        return self._finish(top)
+
+    def states_image(self, recording: engine.recording.Recording, frame: int) -> np.ndarray:
+        """``image(STATE_RANK[recording.states(frame)])``. On the GPU the states are computed
+        there, from the recording's stamps copied once (the last recording drawn keeps its
+        copy: 12 bytes a node): the server does no work a node per frame."""
+        if self._nodes is None:
+            return self.image(STATE_RANK[recording.states(frame)])
+        v = self._drawing()
+        if self._stamps is None or self._stamps[0] is not recording:
+            self._stamps = None  # the last recording's copy goes before the next is made
+            self._stamps = (recording, self._nodes.stamps_of(recording))
+        top = self._nodes.max_state_rank(
+            self._stamps[1], frame, STATE_RANK, (v.x0, v.x1), (v.y0, v.y1), v.width, v.height
+        )
+        return self._finish(top)
+
+    def _drawing(self) -> Viewport:
+        if self._canvas is None:
+            msg = "set_viewport before drawing a frame"
+            raise RuntimeError(msg)
+        return self.viewport
+
+    def _finish(self, top: np.ndarray) -> np.ndarray:
+        """The nodes' ranks ``top`` grown to the zoom's squares, over the roads."""
         top = _grow(top, self.radius)
         top += top > 0  # ranks 1.. become ROAD + 1..; 0 stays 0, below the road
         return np.maximum(top, self._roads, out=top)

@@ -348,14 +348,15 @@ class Run:
         rec = self.result.recording
         return 1 if rec is None else len(rec)
 
-    def _frame(self, frame: int) -> int:
+    def clamp(self, frame: int) -> int:
+        """``frame`` moved into the recording's range."""
         return min(max(frame, 0), self.n_frames - 1)
 
     def states(self, frame: int) -> np.ndarray:
         """Each node's state code at ``frame`` (the final states for Dijkstra)."""
         rec = self.result.recording
         if rec is not None:
-            return rec.states(self._frame(frame))
+            return rec.states(self.clamp(frame))
         final = self.result.distances < min(self.result.settled_below, UNREACHABLE)
         if self.result.target is not None:
             final &= self.result.distances <= self.result.distances[self.result.target]
@@ -369,7 +370,7 @@ class Run:
         rec = self.result.recording
         if rec is None:
             return np.zeros(self.result.graph.n_nodes, dtype=np.uint8)
-        return np.minimum(rec.relax_counts(self._frame(frame)), 4).astype(np.uint8)
+        return np.minimum(rec.relax_counts(self.clamp(frame)), 4).astype(np.uint8)
 
     def readout(self, frame: int) -> dict[str, int]:
         """Counts shown for ``frame``: iteration, phase, near, far, settled, lo, hi, Δ."""
@@ -379,7 +380,7 @@ class Run:
             settled = int(np.count_nonzero(self.states(frame)))
             return dict(iteration=c.iterations, phase=0, near=0, far=0, settled=settled, lo=0, hi=0,
                         delta=self.result.delta or 0)  # fmt: skip
-        s = rec.snapshot(self._frame(frame))
+        s = rec.snapshot(self.clamp(frame))
         return dict(
             iteration=s.iteration,
             phase=s.phase,
@@ -399,7 +400,7 @@ class Run:
         if rec is None:
             return True
         at = int(rec.settled_at[self.route[-1]])
-        return 0 <= at <= self._frame(frame)
+        return 0 <= at <= self.clamp(frame)
 
     def chart_columns(self) -> dict[str, np.ndarray]:
         """Per-frame series for the charts: frame, near, far, settled, edges relaxed, Δ."""
@@ -440,7 +441,7 @@ class Run:
         rec = self.result.recording
         if rec is None or rec.buckets is None:
             return None
-        return rec.buckets[self._frame(frame)]
+        return rec.buckets[self.clamp(frame)]
 
 
 class RunConfig(param.Parameterized):
