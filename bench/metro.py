@@ -38,6 +38,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 CITY_NODES, CITY_SEED = 1_000_000, 19
+#: How many map frames the page has decoded and shown (counted by viz/bitmaps.js).
+BITMAPS = "() => window.frontier_bitmaps ?? 0"
 PACE = ROOT.parent / "shared" / "data" / "pace16" / "NE.gr.xz"
 
 
@@ -206,12 +208,14 @@ def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
                 row["settle_s"] = settle(proc.pid)
                 page.locator("select", has_text="fps").first.select_option(label="30 fps")
                 page.evaluate(SAMPLER)
+                shown = page.evaluate(BITMAPS)
                 cpu = proc_stats(proc.pid)[0]
                 time.sleep(seconds)
                 row["server_cpu_share"] = (proc_stats(proc.pid)[0] - cpu) / seconds
                 seen = page.evaluate("() => window._seen")
                 span = (seen[-1][0] - seen[0][0]) / 1000 if len(seen) > 1 else 0
                 row["painted_fps_at_30"] = (len(seen) - 1) / span if span else 0.0
+                row["map_frames_shown_per_s"] = (page.evaluate(BITMAPS) - shown) / seconds
                 row["server_rss_mb"] = proc_stats(proc.pid)[1] / 1e6
                 out[name] = row
                 print(row, file=sys.stderr, flush=True)

@@ -427,6 +427,9 @@ def test_a_200k_city_opens_by_link_plays_and_scrubs(server, browser, links_dir):
     assert image["dtype"] == "uint8" and max(image["shape"]) <= 1600
     start = number(page, "frontier-iteration")
     wait_for(lambda: number(page, "frontier-iteration") > start)  # playing
+    # the frames are decoded off the page's main thread (viz/bitmaps.js), then drawn
+    shown = page.evaluate("() => window.frontier_bitmaps ?? 0")
+    wait_for(lambda: page.evaluate("() => window.frontier_bitmaps ?? 0") > shown)
     play_button(page).click()
     wait_for(lambda: "Play" in play_button(page).inner_text())
     iterations = int(re.search(r"Iterations\s+([\d,]+)", stats(page)).group(1).replace(",", ""))

@@ -4,8 +4,10 @@ page's models."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import panel as pn
+from bokeh.models import CustomJS
 
 
 def served():
@@ -29,6 +31,17 @@ def no_delay() -> None:
         socket = getattr(conn, "_socket", None)
         if hasattr(socket, "set_nodelay"):
             socket.set_nodelay(True)
+
+
+def bitmap_images() -> None:
+    """Have this page decode its image glyphs' frames off the renderer's main thread, as
+    ImageBitmaps (`bitmaps.js`, installed when the page's document is ready): the large
+    maps' frames were decoded on the thread that also runs BokehJS (bench/NOTES.md, issue 19).
+    """
+    doc = served()
+    if doc is not None:
+        code = Path(__file__).with_name("bitmaps.js").read_text(encoding="utf-8")
+        doc.js_on_event("document_ready", CustomJS(code=code))
 
 
 def every(period_ms: int, callback) -> Callable[[], None]:
