@@ -1,5 +1,6 @@
 // The nodes of a map frame drawn on the GPU (engine/_gpu_raster.py, for viz.raster): each
-// pixel keeps the highest rank among its nodes (grid-stride loops: any grid draws every node). A node maps to its pixel as in Datashader's
+// pixel keeps the highest rank among its nodes (grid-stride loops: any grid draws every
+// node). A node maps to its pixel as in Datashader's
 // `Canvas.points`: dropped outside [xmin, xmax] × [ymin, ymax], else column
 // int(x * sx + tx) and row int(y * sy + ty), the last column or row taking the points on its
 // far edge. The products and sums are rounded apart (__dmul_rn, __dadd_rn: no fused
