@@ -33,15 +33,19 @@ def no_delay() -> None:
             socket.set_nodelay(True)
 
 
-def bitmap_images() -> None:
-    """Have this page decode its image glyphs' frames off the renderer's main thread, as
-    ImageBitmaps (`bitmaps.js`, installed when the page's document is ready): the large
-    maps' frames were decoded on the thread that also runs BokehJS (bench/NOTES.md, issue 19).
-    """
+#: Page scripts that spare the renderer's main thread, the 1M-node city's limit
+#: (bench/NOTES.md, issue 19): map frames decoded on a worker, visuals read without the
+#: computed style. Each adjusts BokehJS's private code where it finds it, else does nothing.
+PAGE_SCRIPTS = ("bitmaps.js", "visuals.js")
+
+
+def page_scripts() -> None:
+    """Install `PAGE_SCRIPTS` in this page, each when its document is ready."""
     doc = served()
     if doc is not None:
-        code = Path(__file__).with_name("bitmaps.js").read_text(encoding="utf-8")
-        doc.js_on_event("document_ready", CustomJS(code=code))
+        for name in PAGE_SCRIPTS:
+            code = Path(__file__).with_name(name).read_text(encoding="utf-8")
+            doc.js_on_event("document_ready", CustomJS(code=code))
 
 
 def every(period_ms: int, callback) -> Callable[[], None]:

@@ -7,7 +7,7 @@ import panel as pn
 from bokeh.models import DataRange1d
 
 import engine
-from viz._page import bitmap_images, no_delay, soon
+from viz._page import no_delay, page_scripts, soon
 from viz.access import Accessible, PhoneViewport
 from viz.cards import NOTES, Legend, StatsCard
 from viz.charts import ChartsView, Readouts
@@ -132,7 +132,7 @@ async def start() -> None:
 
 
 pn.state.onload(start)
-bitmap_images()
+page_scripts()
 # Main first, shown on the right of the settings; on a phone it wraps above them.
 main.styles = {"flex": "1 1 360px"}
 pn.FlexBox(
