@@ -9,7 +9,7 @@
 // loaders, resolved and image, as in BokehJS 3.9); where any of it is missing, Bokeh's own
 // loading stays. The page counts the frames shown so (window.frontier_bitmaps) for
 // bench/metro.py.
-const ImageURL = Bokeh.Models.get("ImageURL");
+const ImageURL = typeof Bokeh.Models?.get === "function" ? Bokeh.Models.get("ImageURL") : null;
 const View = ImageURL == null ? null : ImageURL.prototype.default_view;
 if (View != null && !View.prototype.frontier_bitmaps && typeof createImageBitmap === "function") {
   const load = View.prototype._set_data;

@@ -10,7 +10,8 @@
 // VisualProperties._get_css_value, found through any view's visuals; where there is none,
 // nothing changes.
 const seen = new Set();
-const views = [...Bokeh.index];
+const index = Bokeh.index;
+const views = index != null && typeof index[Symbol.iterator] === "function" ? [...index] : [];
 let patched = false;
 while (views.length && !patched) {
   const view = views.pop();
