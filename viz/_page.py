@@ -3,6 +3,7 @@ page's models."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,9 +44,14 @@ def page_scripts() -> None:
     """Install `PAGE_SCRIPTS` in this page, each when its document is ready."""
     doc = served()
     if doc is not None:
-        for name in PAGE_SCRIPTS:
-            code = Path(__file__).with_name(name).read_text(encoding="utf-8")
+        for code in _script_sources():
             doc.js_on_event("document_ready", CustomJS(code=code))
+
+
+@functools.cache
+def _script_sources() -> tuple[str, ...]:
+    """`PAGE_SCRIPTS`' sources, read once per server rather than at every page's start."""
+    return tuple(Path(__file__).with_name(n).read_text(encoding="utf-8") for n in PAGE_SCRIPTS)
 
 
 def every(period_ms: int, callback) -> Callable[[], None]:
