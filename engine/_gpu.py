@@ -2,7 +2,8 @@
 
 The graph is uploaded once and kept on the device for as long as the `CSRGraph` lives.
 Each launch runs up to ``batch_size`` iterations; the host then reads the control block (one
-synchronisation per batch) and, when recording, the frame rows and node stamps of that batch.
+synchronisation per batch) and, when recording, the frame rows of that batch, which it
+finishes once it takes the node stamps (at the end, or after each batch of a stream).
 
 A batch runs at one of two scopes. Small frontiers, the usual case on road graphs, run on
 one thread-block cluster (Hopper and later: a hardware barrier, frontiers in distributed
@@ -26,6 +27,7 @@ import numpy as np
 
 from . import _backend
 from ._errors import GPUMemoryError
+from ._gpu_rows import ROW_FIELDS, RowCarry, finish_rows, phase_ends
 from .graph import UNREACHABLE, CSRGraph
 from .methods import SEGMENTS, Counters, RunSpec
 from .recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
@@ -51,9 +53,8 @@ CLUSTER_MAX, GRID_MIN = 8192, 2048
 SCOPES = ("grid", "cluster")
 C_CNT0, C_PILE0, C_PILE1, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
 C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
-C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN = 16, 17, 18, 19, 20
-C_REACHED, C_NEARED, C_SETTLED, C_QUEUED, C_LOGGED, C_DELTA = 21, 22, 23, 24, 25, 26
-C_SORTS = 34
+C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN, C_QUEUED, C_DELTA = 16, 17, 18, 19, 20, 21, 22
+C_SORTS, C_LOGPOS = 30, 31
 C_SLOTS = 40
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -110,12 +111,12 @@ ENTRY = np.dtype([("v", np.int32), ("start", np.int32), ("end", np.int32)], alig
 
 def required_bytes(graph: CSRGraph, dtype: np.dtype, *, recording: bool) -> int:
     """Device memory one search needs: graph, distances, queues, marks, bucketing's store,
-    stamps."""
+    stamps (four ``int32`` arrays while a recording takes them)."""
     n, m = graph.n_nodes, graph.n_arcs
     graph_bytes = 8 * (n + 1) * 2 + 4 * m * 2 + ARC_BYTES * m
     fronts = 2 * max(n, m) * ENTRY.itemsize
     work = dtype.itemsize * n + 8 * n + fronts + 4 * (2 * (n + m) + 3 * n)
-    return graph_bytes + work + (12 * n if recording else 0)
+    return graph_bytes + work + (16 * n if recording else 0)
 
 
 def check_fits(required: int, free: int) -> None:
@@ -187,6 +188,7 @@ def _module():
     if "cluster" in scopes:
         names += [_name("async", t, False) for t in _TYPES]
     names += [_name_of(k, t) for k in ELEMENTWISE for t in _TYPES]
+    names += ["stamp_nodes"]
     return _backend.kernel_module(KERNEL_FILE, (*names, *(_PROBES[s] for s in scopes)))
 
 
@@ -251,7 +253,6 @@ def run(
     n = graph.n_nodes
     inf = int(np.iinfo(dtype).max)
     rule = spec.rule
-    track_band = spec.light_heavy or rec is not None
     cap = int(pile_capacity if pile_capacity is not None else n + graph.n_arcs)
 
     split = spec.split if spec.light_heavy else None
@@ -263,11 +264,12 @@ def run(
     # Bucketing's store of far nodes sorted by bucket, its segment offsets and counters.
     store = cp.empty(n, dtype=np.int32) if spec.method.bucketed else None
     seg = cp.zeros(2 * SEGMENTS + 3, dtype=np.int64) if spec.method.bucketed else None
-    band = cp.empty(n, dtype=np.int32) if track_band else None
-    near_at = cp.empty(n, dtype=np.int32) if track_band else None
+    # Δ-stepping lists the band (its heavy pass relaxes it); a recording stamps it.
+    band = cp.empty(n, dtype=np.int32) if spec.light_heavy else None
+    near_at = cp.empty(n, dtype=np.int32) if spec.light_heavy or rec is not None else None
     reached_at = cp.empty(n, dtype=np.int32) if rec is not None else None
-    settled_at = cp.empty(n, dtype=np.int32) if rec is not None else None
-    # The relax log grows between batches; a batch ends early rather than overflow it.
+    # The relax log grows between batches; a batch ends early rather than overflow it. Each
+    # near entry relaxed takes the next slot (-1 for an entry without arcs, dropped on copy).
     relax_log = cp.empty(max(4 * n, 1024), dtype=np.int32) if rec is not None else None
     frames = buckets = None
     _launch_elementwise(
@@ -285,7 +287,6 @@ def run(
             _arg(band),
             _arg(near_at),
             _arg(reached_at),
-            _arg(settled_at),
         ),
     )
     ctl = np.zeros(C_SLOTS, dtype=np.uint64)
@@ -294,11 +295,12 @@ def run(
     ctl[C_HI] = spec.initial_hi(inf)
     ctl[C_DELTA] = spec.delta
     ctl[C_PMIN] = inf
-    if track_band:
+    if band is not None:
         ctl[C_BAND] = 1
+    recorder = None
     if rec is not None:
-        ctl[C_REACHED] = ctl[C_NEARED] = 1
-        frames = cp.zeros((spec.batch_size, len(FRAME_FIELDS)), dtype=np.int64)
+        recorder = _Recorder(rec, reached_at, near_at, pile_cap=cap)
+        frames = cp.zeros((spec.batch_size, ROW_FIELDS), dtype=np.int64)
         if spec.has_buckets:
             buckets = cp.zeros((spec.batch_size, BUCKET_BINS), dtype=np.int64)
         rec.append(_initial_row(spec), _initial_buckets() if spec.has_buckets else None)
@@ -321,7 +323,6 @@ def run(
         _arg(seg),
         _arg(reached_at),
         _arg(near_at),
-        _arg(settled_at),
         _arg(relax_log),
         np.int64(0 if relax_log is None else relax_log.size),
         ctl_dev,
@@ -369,10 +370,10 @@ def run(
         size = _frontier_size(state)
     while state is None or not state[C_DONE]:
         if relax_log is not None:
-            logged = 0 if state is None else int(state[C_LOGGED])
-            if logged + size > relax_log.size:  # room for the next frontier, and then some
-                grown = cp.empty(max(2 * relax_log.size, logged + size + n), dtype=np.int32)
-                grown[:logged] = relax_log[:logged]
+            used = 0 if state is None else int(state[C_LOGPOS])
+            if used + size > relax_log.size:  # room for the next frontier, and then some
+                grown = cp.empty(max(2 * relax_log.size, used + size + n), dtype=np.int32)
+                grown[:used] = relax_log[:used]
                 relax_log = grown
                 args[log_at : log_at + 2] = [relax_log, np.int64(relax_log.size)]
         if switching:
@@ -387,26 +388,30 @@ def run(
         state = ctl_dev.get()  # the one host synchronisation of this batch
         host_syncs += 1
         iterations = int(state[C_ITER])
-        if rec is not None:
+        size = _frontier_size(state)
+        if recorder is not None:
             k = iterations - done_iter
-            rec.append(frames[:k].get(), buckets[:k].get() if buckets is not None else None)
+            bins = buckets[:k].get() if buckets is not None else None
+            recorder.batches.append((frames[:k].get(), bins, int(state[C_DONE]), size))
+            frames.fill(0)  # the blocks add each iteration's counts to its row
             if buckets is not None:
                 buckets.fill(0)
             if on_batch is not None:  # a stream sees each batch's node states
-                _copy_stamps(rec, reached_at, near_at, settled_at, relax_log, state)
+                recorder.record(relax_log, state)
                 on_batch()
         done_iter = iterations
-        size = _frontier_size(state)
-    if rec is not None and on_batch is None:
+    if recorder is not None and on_batch is None:
         # Once, at the end: a copy per batch cost 1.2 MB a batch on 100k nodes, which made
         # recorded searches at batch 1 of long chains run for minutes.
-        _copy_stamps(rec, reached_at, near_at, settled_at, relax_log, state)
+        recorder.record(relax_log, state)
+    carry = recorder.carry if recorder is not None else None
     counters = Counters(
         iterations=int(state[C_ITER]),
         phases=int(state[C_PHASE]),
         host_syncs=host_syncs,
-        edges_relaxed=int(state[C_EDGES]),
-        improving_relaxations=int(state[C_IMPROVED]),
+        # a recorded search counts in its frame rows (finish_rows)
+        edges_relaxed=carry.edges if carry is not None else int(state[C_EDGES]),
+        improving_relaxations=carry.improving if carry is not None else int(state[C_IMPROVED]),
         far_compactions=int(state[C_COMPACT]),
         duplicates_dropped=int(state[C_DUPS]),
         stale_dropped=int(state[C_STALE]),
@@ -422,14 +427,45 @@ def run(
     return wide.get(out=_backend.pinned_empty(n, np.int64)), counters, settled_below
 
 
-def _copy_stamps(rec, reached_at, near_at, settled_at, relax_log, state) -> None:
-    """The node stamps and the relax log of the recording, from the device."""
-    logged = int(state[C_LOGGED])
-    rec.relax_log = relax_log[:logged].get(out=_backend.pinned_empty(logged, np.int32))
-    # Straight into the recording's arrays (page-locked, `search.sssp` made them so).
-    reached_at.get(out=rec.reached_at)
-    near_at.get(out=rec.near_at)
-    settled_at.get(out=rec.settled_at)
+class _Recorder:
+    """A recorded search's batches on their way into its `Recording`: each batch's raw frame
+    rows wait here until the node stamps are copied (at the end, or after each batch of a
+    stream), since the rows' node counts come from the stamps."""
+
+    def __init__(self, rec, reached_at, near_at, *, pile_cap: int):
+        self.rec, self.reached_at, self.near_at = rec, reached_at, near_at
+        self.pile_cap = pile_cap
+        self.carry = RowCarry()
+        #: (raw rows, bucket sizes, done flag, frontier left) of each batch not recorded yet
+        self.batches: list[tuple[np.ndarray, np.ndarray | None, int, int]] = []
+
+    def record(self, relax_log, state: np.ndarray) -> None:
+        """Derive the settled stamps, count the stamps, finish the waiting rows and copy the
+        stamps and the relax log into the recording."""
+        cp = _backend.cupy()
+        rec, near_at = self.rec, self.near_at
+        column = FRAME_FIELDS.index("phase")
+        phase = np.concatenate([rec.column("phase"), *(raw[:, column] for raw, *_ in self.batches)])
+        ends = cp.asarray(phase_ends(phase, finished=bool(state[C_DONE])))
+        near, settled_at = cp.empty_like(near_at), cp.empty_like(near_at)
+        n, width = near_at.size, int(state[C_ITER]) + 1
+        counts = cp.zeros((3, width), dtype=np.int64)
+        args = (self.reached_at, near_at, np.int64(n), ends, np.int32(ends.size), near)
+        _launch_over("stamp_nodes", n, (*args, settled_at, counts, np.int32(width)))
+        # the nodes reached, near and settled by each iteration
+        counts = np.cumsum(counts.get(), axis=1)
+        stamps = (self.reached_at, near, settled_at)
+        for raw, bins, done, left in self.batches:
+            rows = finish_rows(raw, self.carry, done=done, next_frontier=left, counts=counts,
+                               pile_cap=self.pile_cap, buckets=bins)  # fmt: skip
+            rec.append(rows, bins)
+        self.batches.clear()
+        slots = relax_log[: int(state[C_LOGPOS])]
+        entries = slots[slots >= 0]  # the entries with arcs, in order
+        rec.relax_log = entries.get(out=_backend.pinned_empty(self.carry.logged, np.int32))
+        # Straight into the recording's arrays (page-locked, `search.sssp` made them so).
+        for stamp, out in zip(stamps, (rec.reached_at, rec.near_at, rec.settled_at), strict=True):
+            stamp.get(out=out)
 
 
 def _frontier_size(state: np.ndarray) -> int:
@@ -444,8 +480,13 @@ def _arg(array):
 
 def _launch_elementwise(kernel: str, dtype: np.dtype, n: int, args: tuple) -> None:
     """Launch the grid-stride kernel ``kernel<D>`` over ``n`` nodes."""
+    _launch_over(_name_of(kernel, dtype), n, args)
+
+
+def _launch_over(name: str, n: int, args: tuple) -> None:
+    """Launch the grid-stride kernel ``name`` over ``n`` nodes."""
     blocks = max(1, min(-(-n // BLOCK), 4 * _backend.multiprocessor_count()))
-    _function(_name_of(kernel, dtype))((blocks,), (BLOCK,), args)
+    _function(name)((blocks,), (BLOCK,), args)
 
 
 @functools.cache

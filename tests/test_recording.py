@@ -1,9 +1,14 @@
-"""The recording's derived views: bucket sizes by bucket index over the search."""
+"""The recording's derived views: bucket sizes by bucket index over the search; a GPU
+recording's rows and settled stamps, made on the host from what the kernels write."""
+
+import itertools
 
 import numpy as np
 import pytest
 
 import engine
+from engine._gpu_rows import ROW_FIELDS, TALLY_FIELDS, RowCarry, finish_rows, phase_ends
+from engine.recording import FRAME_FIELDS
 
 from .graphs import grid_graph, random_graph
 
@@ -96,3 +101,66 @@ def test_the_relax_log_grows_on_the_gpu(backend):
     cpu = engine.sssp(g, 0, backend="cpu", method="bellman_ford", record=True).recording
     assert rec.relax_log.size >= cpu.relax_log.size
     np.testing.assert_array_equal(r.distances, engine.sssp(g, 0, method="dijkstra").distances)
+
+
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bucketing", "bellman_ford"])
+def test_settled_stamps_follow_from_near_stamps_and_phase_ends(method):
+    # The GPU derives each settled stamp as the first phase end after the node's near stamp
+    # (engine._gpu.phase_ends, kernel settle_stamps); the CPU twin stamps nodes as it settles
+    # them, so the rule must give its stamps back.
+    g = random_graph(np.random.default_rng(3), 400, 2400, max_weight=40)
+    rec = engine.sssp(g, 0, backend="cpu", method=method, delta=25, record=True).recording
+    ends = phase_ends(rec.column("phase"), finished=True)
+    assert ends.size == rec.column("phase")[-1]  # each phase ends once
+    at = np.minimum(np.searchsorted(ends, rec.near_at, side="right"), ends.size - 1)
+    derived = np.where(rec.near_at >= 0, ends[at], -1)
+    np.testing.assert_array_equal(derived, rec.settled_at)
+
+
+@pytest.mark.parametrize("target", [None, 250])
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bellman_ford"])
+def test_gpu_rows_add_up_to_the_twins_frames(method, target):
+    # The kernels write each row's own numbers and what its iteration added (after a phase
+    # end, also what the compaction kept); finish_rows makes the running totals, the node
+    # counts (from the stamps) and the pile's size. Fed the twin's frames taken apart so,
+    # batch by batch, it must give them back.
+    g = random_graph(np.random.default_rng(4), 500, 3000, max_weight=40)
+    r = engine.sssp(g, 0, backend="cpu", method=method, delta=25, target=target, record=True)
+    rec = r.recording
+    frames = rec.frames
+    col = {name: frames[:, k] for k, name in enumerate(FRAME_FIELDS)}
+    width = len(FRAME_FIELDS)
+    raw = np.zeros((len(frames) - 1, ROW_FIELDS), dtype=np.int64)
+    raw[:, :width] = frames[1:]
+    for name in ("settled", "reached", "neared", "edges_relaxed", "improving"):
+        raw[:, FRAME_FIELDS.index(name)] = -7  # not the kernel's to write
+    raw[:, FRAME_FIELDS.index("far_pile")] = 0  # bucketing's store only
+    ended = np.diff(col["phase"]) > 0
+    # On the GPU each improving relaxation makes one entry, of the next frontier or of the
+    # pile (the twin drops a frontier's duplicates): improvements made so from the twin's.
+    appended = np.diff(col["far_pile"]) + np.append(col["frontier"][2:], 0)
+    improving = np.where(ended, np.diff(col["improving"]), appended)
+    improving[-1] = np.diff(col["far_pile"])[-1]  # a last phase end appends to no frontier
+    tallies = {
+        "edges": np.diff(col["edges_relaxed"]),
+        "improving": improving,
+        "logged": np.diff(col["relaxed_entries"]),
+        "kept": np.where(ended, col["far_pile"][1:], 0),
+    }
+    for name, values in tallies.items():
+        raw[:, width + TALLY_FIELDS.index(name)] = values
+    iterations = np.arange(len(frames))
+    stamps = (rec.reached_at, rec.near_at, rec.settled_at)
+    counts = np.array([[np.sum((s >= 0) & (s <= k)) for k in iterations] for s in stamps])
+    carry, rows = RowCarry(), []
+    cuts = sorted({0, 1, 6, 7, 20, *range(40, len(raw), 33), len(raw)})
+    for a, b in itertools.pairwise(cuts):
+        done = (1 if target is None else 2) if b == len(raw) else 0
+        left = col["frontier"][b + 1] if b < len(raw) else 0
+        batch = finish_rows(raw[a:b], carry, done=done, next_frontier=left, counts=counts,
+                            pile_cap=10**9)  # fmt: skip
+        rows.append(batch)
+    expected = frames[1:].copy()
+    expected[:, FRAME_FIELDS.index("improving")] = np.cumsum(improving)
+    np.testing.assert_array_equal(np.concatenate(rows), expected)
+    assert carry.edges == col["edges_relaxed"][-1]

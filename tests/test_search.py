@@ -276,15 +276,20 @@ def test_recording_invariants(backend, method):
         prev_settled, prev_edges = snap.settled, snap.edges_relaxed
         if method in ("delta_stepping", "bucketing"):
             assert sum(snap.buckets.values()) == snap.near + snap.far
+        assert snap.far_pile >= snap.far  # every far node is on the pile (or in the store)
     last = rec.snapshot(len(rec) - 1)
     assert np.array_equal(last.states() == SETTLED, reachable)
     assert rec.snapshot(0).near == 1 and rec.snapshot(0).states()[3] == NEAR
     assert last.edges_relaxed == r.counters.edges_relaxed
+    assert rec.column("improving")[-1] == r.counters.improving_relaxations
+    assert rec.column("relaxed_entries")[-1] == rec.relax_log.size
+    assert last.far_pile == 0
 
 
-def test_settled_nodes_are_final_at_their_frame():
+@pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bucketing"])
+def test_settled_nodes_are_final_at_their_frame(backend, method):
     g = grid_graph(20, 20, seed=8)
-    r = sssp(g, 0, backend="cpu", delta=30, record=True)
+    r = sssp(g, 0, backend=backend, method=method, delta=30, batch_size=6, record=True)
     rec = r.recording
     for k in range(len(rec)):
         snap = rec.snapshot(k)
@@ -300,10 +305,14 @@ def test_recording_is_compact():
     assert rec.nbytes() < 2_500_000
 
 
-def test_stream_yields_while_running():
+def test_stream_yields_while_running(backend):
     g = grid_graph(20, 20)
-    s = engine.stream(g, 0, backend="cpu", delta=20, batch_size=4)
-    frames = [snap.iteration for snap in s]
+    s = engine.stream(g, 0, backend=backend, delta=20, batch_size=4)
+    frames = []
+    for snap in s:  # each frame's node states agree with its counts as it arrives
+        frames.append(snap.iteration)
+        counts = np.bincount(snap.states(), minlength=4)
+        assert (counts[SETTLED], counts[NEAR], counts[FAR]) == (snap.settled, snap.near, snap.far)
     assert frames == list(range(len(frames)))
     assert s.result is not None and len(frames) == s.result.counters.iterations + 1
 

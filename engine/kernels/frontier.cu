@@ -53,11 +53,7 @@ enum {
     C_STALE,        // settled (stale) entries dropped by compaction
     C_REBUILDS,     // far piles rebuilt by a scan after an overflow
     C_PMIN,         // smallest far distance (reduction)
-    C_REACHED,      // recording: nodes reached
-    C_NEARED,       // recording: nodes that have been near
-    C_SETTLED,      // recording: nodes settled
     C_QUEUED,       // near entries taken from the rings (asynchronous Near-Far)
-    C_LOGGED,       // recording: entries in the relax log (may exceed its capacity)
     C_DELTA,        // the current band's Delta (an adaptive Delta changes it at phase ends)
     C_ENTRIES,      // near entries relaxed in the current phase, between batches (a frame
                     // row's last_entries; the asynchronous kernel, never recorded, counts none)
@@ -68,12 +64,24 @@ enum {
     C_SCURSOR,      // bucketing: the store's first segment not taken yet
     C_SBASE,        // bucketing: the bucket (distance / Delta) of the store's segment 0
     C_SORTS,        // bucketing: sorts of the far nodes into the store
+    C_LOGPOS,       // recording: relax-log slots used (one per near entry relaxed; -1 where
+                    // the entry had no arc, dropped by the host)
     C_SLOTS = 40
 };
 
 // Frame table columns; must match engine/recording.py FRAME_FIELDS.
 enum { F_ITER = 0, F_PHASE, F_LO, F_HI, F_FRONTIER, F_PILE, F_EDGES, F_IMPROVED,
        F_REACHED, F_NEARED, F_SETTLED, F_RELAXED, F_DELTA, F_LENTRIES, F_LWASTE, F_FIELDS };
+
+// Recording: what an iteration adds to the counters, after its row's own numbers (the host
+// makes the running totals of engine/recording.py's columns from them and from the node
+// stamps, engine/_gpu_rows.py). Each block counts an iteration in its shared memory and adds
+// its counts to the row at the start of the next iteration (after the barrier that ended this
+// one), with no atomic that anyone waits for and no barrier of its own.
+enum { T_EDGES = 0, T_IMPROVED, T_KEPT, T_LOGGED, T_FIELDS };
+// A near stamp not set yet (the host reads it as -1).
+#define NEVER 0x7fffffff
+enum { ROW_FIELDS = F_FIELDS + T_FIELDS };
 
 #define BUCKET_BINS 256
 // Bucketing's store: segments of width Delta from its smallest bucket on; the last one
@@ -148,11 +156,10 @@ struct Search {
     long long* seg;    // bucketing: SEGMENTS + 2 segment offsets, then SEGMENTS + 1 counters
     int* reached_at;   // recording stamps, or null
     int* near_at;      // band membership (and recording stamp), or null
-    int* settled_at;   // recording stamp, or null
     int* relax_log;    // recording: the node of each near entry relaxed, or null
     long long log_cap; // capacity of relax_log
     u64* ctl;
-    long long* frames;    // batch x F_FIELDS, or null
+    long long* frames;    // batch x ROW_FIELDS, or null
     long long* buckets;   // batch x BUCKET_BINS, or null
     long long n;
     D delta_low, delta_high;  // the Delta rule's bounds (equal: a fixed Delta)
@@ -284,13 +291,14 @@ __device__ __forceinline__ void warp_add(u64* slot, u64 value) {
 }
 
 // A thread's improving relaxations: all of them, and those of a node that was near already
-// (re-improvements: the adaptive Delta rule's waste).
+// (re-improvements: the adaptive Delta rule's waste); when recording, also the far nodes a
+// phase end's compaction kept (they begin the next pile) and relax-log entries.
 struct Gains {
-    unsigned all = 0, again = 0;
+    unsigned all = 0, again = 0, kept = 0, logged = 0;
 };
 
-// Move this thread's arc counters into the control block (once per batch, or per iteration
-// when recording, whose frame rows read them).
+// Move this thread's arc counters into the control block (once per batch; a recorded batch
+// tallies them per iteration instead).
 __device__ __forceinline__ void add_counters(u64* ctl, unsigned& edges, Gains& improved) {
     warp_add(&ctl[C_EDGES], edges);
     warp_add(&ctl[C_IMPROVED], improved.all);
@@ -304,6 +312,32 @@ __device__ __forceinline__ void add_counters(u64* ctl, unsigned& edges, Gains& i
 __device__ __forceinline__ void add_again(u64* ctl, Gains& improved) {
     warp_add(&ctl[C_AGAIN], improved.again);
     improved.again = 0;
+}
+
+// Recording: move this thread's counts into the block's count of iteration `it` (`counts`,
+// two in shared memory by parity), each warp's sums with one atomic per count.
+__device__ __forceinline__ void tally(unsigned (*counts)[T_FIELDS], int it, unsigned& edges,
+                                      Gains& g) {
+    const unsigned mine[T_FIELDS] = {edges, g.all, g.kept, g.logged};
+    const unsigned active = __activemask();
+    const bool leader = (threadIdx.x & 31) == (unsigned)(__ffs(active) - 1);
+#pragma unroll
+    for (int t = 0; t < T_FIELDS; ++t) {
+        const unsigned sum = __reduce_add_sync(active, mine[t]);
+        if (leader && sum) atomicAdd(&counts[it & 1][t], sum);
+    }
+    edges = g.all = g.kept = g.logged = 0;
+}
+
+// Recording: add the block's count of iteration `it` to its frame row `row` and zero it for
+// iteration it + 2. Threads 0..T_FIELDS-1 of each block, once no warp of the block counts
+// into it any more (after the barrier that ended the iteration).
+__device__ __forceinline__ void add_tally(unsigned (*counts)[T_FIELDS], int it, long long* row) {
+    const unsigned t = threadIdx.x;
+    if (t >= T_FIELDS) return;
+    const unsigned sum = counts[it & 1][t];
+    if (sum) atomicAdd((u64*)&row[F_FIELDS + t], (u64)sum);
+    counts[it & 1][t] = 0;
 }
 
 // Append v to list at a slot taken from *count (global or shared): one atomic for all the
@@ -471,14 +505,16 @@ __device__ __forceinline__ void prefetch_arcs(const Search<D>& s, int start, int
     }
 }
 
-// A node entered the near band: record it once (Delta-stepping's heavy pass and the
-// recording's stamps need the list of nodes that have been near).
+// A node entered the near band: list it once where the band is listed (Delta-stepping's
+// heavy pass relaxes the band's heavy arcs), else stamp it with the first iteration (an
+// atomic that no thread waits for; the host counts the stamps).
 template <typename D>
 __device__ __forceinline__ void enter_band(const Search<D>& s, int v, int it) {
-    if (s.near_at && atomicCAS(&s.near_at[v], -1, it) == -1) {
+    if (!s.near_at) return;
+    if (!s.band)
+        atomicMin(&s.near_at[v], it);
+    else if (atomicCAS(&s.near_at[v], NEVER, it) == NEVER)
         append(&s.ctl[C_BAND], s.band, v);
-        if (s.settled_at) atomicAdd(&s.ctl[C_NEARED], 1ull);
-    }
 }
 
 // Relax arc k of a node at distance du; route an improved head to the next frontier or to
@@ -494,10 +530,7 @@ __device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D h
     if (nd >= old) return;
     ++improved.all;
     if (old < hi) ++improved.again;
-    if (s.reached_at && old == inf_of<D>()) {
-        s.reached_at[v] = it;
-        atomicAdd(&s.ctl[C_REACHED], 1ull);
-    }
+    if (s.reached_at && old == inf_of<D>()) s.reached_at[v] = it;
     if (nd < hi) {
         // No dedup mark here: a second improvement of v in the same iteration is rare on
         // road graphs and its duplicate entry costs less than one more dependent atomic for
@@ -512,33 +545,37 @@ __device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D h
     }
 }
 
-// Relax the arcs of entry e that fall to `lane` of the 2^lanes_log2 threads sharing it.
+// Relax the arcs of entry e that fall to `lane` of the 2^lanes_log2 threads sharing it. When
+// recording, `logged_at` is the entry's relax-log slot: its node, or -1 when it has no arc.
 template <typename D, bool CL, bool ASYNC = false>
 __device__ __forceinline__ void relax_entry(const Search<D>& s, const Entry& e, int lane, D hi,
                                             int it, const Out& o, unsigned& edges,
-                                            Gains& improved) {
-    if (e.start + lane >= e.end) return;
-    const D du = __ldcg(&s.dist[e.v]);
+                                            Gains& improved, long long logged_at = -1) {
     if (lane == 0) {
-        edges += (unsigned)(e.end - e.start);
-        if (s.relax_log) {  // the host keeps room for a whole frontier (search_batch)
-            const u64 at = atomicAdd(&s.ctl[C_LOGGED], 1ull);
-            if ((long long)at < s.log_cap) s.relax_log[at] = e.v;
+        edges += (unsigned)max(e.end - e.start, 0);
+        // The host keeps room for a whole frontier (search_batch).
+        if (s.relax_log && logged_at >= 0 && logged_at < s.log_cap) {
+            s.relax_log[logged_at] = e.start < e.end ? e.v : -1;
+            improved.logged += e.start < e.end;
         }
     }
+    if (e.start + lane >= e.end) return;
+    const D du = __ldcg(&s.dist[e.v]);
     for (int k = e.start + lane; k < e.end; k += 1 << s.lanes_log2)
         relax<D, CL, ASYNC>(s, k, du, hi, it, o, improved);
 }
 
 // Relax the arcs of the `count` entries of frontier p: 2^lanes_log2 threads share each
-// entry's arcs, so a thread follows one chain of memory accesses, not one per arc.
+// entry's arcs, so a thread follows one chain of memory accesses, not one per arc. Entry i
+// takes relax-log slot log_base + i when recording: no atomic, and in iteration order.
 template <typename D, bool CL>
 __device__ void advance(const Search<D>& s, int p, const Entry* list, long long count, D hi,
                         int it, const Out& o, long long tid, long long nthreads,
-                        unsigned& edges, Gains& improved) {
+                        unsigned& edges, Gains& improved, long long log_base) {
     const int lane = (int)(tid & ((1 << s.lanes_log2) - 1));
     for (long long i = tid >> s.lanes_log2; i < count; i += nthreads >> s.lanes_log2)
-        relax_entry<D, CL>(s, entry_at<D, CL>(s, p, list, i), lane, hi, it, o, edges, improved);
+        relax_entry<D, CL>(s, entry_at<D, CL>(s, p, list, i), lane, hi, it, o, edges, improved,
+                           log_base + i);
 }
 
 // Delta-stepping's heavy pass: relax the heavy arcs of the nodes band[0:count).
@@ -660,7 +697,8 @@ __device__ __forceinline__ int next_band(const Search<D>& s, D hi, D delta, D pm
 // Thread k0 of nthreads takes candidates k0, k0 + nthreads, ...
 template <typename D, bool CL, bool ASYNC = false>
 __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int ppar, D hi,
-                        D new_hi, int epoch, int it, long long k0, long long nthreads) {
+                        D new_hi, int epoch, int it, long long k0, long long nthreads,
+                        Gains& g) {
     int* other = s.pile[ppar ^ 1];
     u64* other_count = &s.ctl[C_PILE0 + (ppar ^ 1)];
     unsigned stale = 0, dups = 0;
@@ -676,6 +714,7 @@ __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int 
             enter_band(s, v, it);
         } else {
             append(other_count, other, v);
+            if (s.frames) ++g.kept;
         }
     }
     warp_add(&s.ctl[C_STALE], stale);
@@ -814,14 +853,14 @@ __device__ void count_buckets(const Search<D>& s, long long* bins, const Pile& p
     const long long *indptr, const long long *light_end, const Arc *arcs, D *dist,           \
         Entry *front0, Entry *front1, int *pile0, int *pile1, long long pile_cap, int *band, \
         int *mark, int *store, long long *seg, int *reached_at, int *near_at,                \
-        int *settled_at, int *relax_log, long long log_cap, u64 *ctl,                        \
+        int *relax_log, long long log_cap, u64 *ctl,                                         \
         long long *frames, long long *buckets, long long n, D delta_low, D delta_high,       \
         long long phase_cost, long long target,                                              \
         int light_heavy, int lanes_log2, int batch, long long leave_below,                   \
         long long leave_above, int qcap, int fcap
 #define KERNEL_ARGS                                                                          \
     indptr, light_end, arcs, dist, front0, front1, pile0, pile1, pile_cap, band, mark,       \
-        store, seg, reached_at, near_at, settled_at, relax_log, log_cap, ctl, frames,        \
+        store, seg, reached_at, near_at, relax_log, log_cap, ctl, frames,                    \
         buckets, n, delta_low, delta_high, phase_cost, target,                               \
         light_heavy, lanes_log2, batch, leave_below, leave_above, qcap, fcap
 
@@ -837,7 +876,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
     extern __shared__ unsigned char dynamic_shared[];
     Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
                 band, mark, BK ? store : nullptr, BK ? seg : nullptr,
-                REC ? reached_at : nullptr, near_at, REC ? settled_at : nullptr,
+                REC ? reached_at : nullptr, near_at,
                 REC ? relax_log : nullptr, log_cap,
                 ctl, REC ? frames : nullptr, REC ? buckets : nullptr,
                 n, delta_low, delta_high, phase_cost, target, light_heavy, lanes_log2,
@@ -880,12 +919,31 @@ __device__ void search_batch(KERNEL_PARAMS) {
         scope_sync<CL>();  // before any block sends to this one
     }
     int done = 0;
-    unsigned edges = 0;  // this thread's, moved by add_counters
+    unsigned edges = 0;  // this thread's, moved by add_counters (or tally)
     Gains improved;
     Rounds rounds;
+    // Recording: the block's counts of the last two iterations, the row being counted, and
+    // the relax-log slots used (this iteration's entries take the next ones).
+    __shared__ unsigned counts[2][T_FIELDS];
+    long long* row = nullptr;
+    long long log_pos = 0;
+    // Thread 0's copies of what it writes to the control block and a row reads, so that
+    // writing a row costs no load.
+    long long phase = 0, last_entries = 0, last_waste = 0;
+    if (tid == 0) phase = (long long)vload(&ctl[C_PHASE]);
+    if (recording) {
+        if (threadIdx.x < 2 * T_FIELDS) (&counts[0][0])[threadIdx.x] = 0;
+        __syncthreads();
+        log_pos = (long long)vload(&ctl[C_LOGPOS]);
+        if (tid == 0) {
+            last_entries = (long long)vload(&ctl[C_LENTRIES]);
+            last_waste = (long long)vload(&ctl[C_LWASTE]);
+        }
+    }
 
     for (int b = 0; b < batch && !done; ++b) {
         ++it;
+        if (recording && row) add_tally(counts, it - 1, row);
         const long long relaxed = count;
         entries += relaxed;
         Out o{fpar ^ 1, &ctl[C_CNT0 + it % 3], s.front[fpar ^ 1], &ctl[C_PILE0 + ppar],
@@ -903,13 +961,14 @@ __device__ void search_batch(KERNEL_PARAMS) {
             }
             rounds.dirty &= ~(1u << next_slot);
         }
-        // Far appends are staged until half the stage is full (every iteration when
-        // recording, whose frame rows count the pile).
-        const unsigned min_fill = recording ? 1 : s.fcap / 2;
+        // Far appends are staged until half the stage is full (every iteration when the
+        // recording counts buckets, which reads the whole pile).
+        const unsigned min_fill = recording && s.buckets ? 1 : s.fcap / 2;
 
         advance<D, CL>(s, fpar, s.front[fpar], count, hi, it, o, tid, nthreads, edges,
-                       improved);
-        if (recording) add_counters(ctl, edges, improved);
+                       improved, log_pos);
+        log_pos += relaxed;
+        if (recording) tally(counts, it, edges, improved);
         count = exchange<D, CL>(s, o, fpar, global, min_fill, rounds);
 
         long long band_lo = 0, band_hi = 0;
@@ -919,13 +978,9 @@ __device__ void search_batch(KERNEL_PARAMS) {
             if (s.light_heavy)
                 advance_heavy<D, CL>(s, s.band + band_lo, band_hi - band_lo, hi, it, o, tid,
                                      nthreads, edges, improved);
-            if (recording) add_counters(ctl, edges, improved);
             if (recording || adapts) add_again(ctl, improved);  // read after the barrier
             if constexpr (CL) flush_far(s, o, s.sh->far, &s.sh->fn, 1);
             if (s.light_heavy || CL || BK) scope_sync<CL>();
-            if (s.settled_at)
-                for (long long i = band_lo + tid; i < band_hi; i += nthreads)
-                    s.settled_at[__ldcg(&s.band[i])] = it;
             Pile pile = far_pile(s, ppar);
             // Bucketing reads the next Delta before the pass (it sorts when Delta changes);
             // its C_AGAIN is complete after the barrier above.
@@ -943,8 +998,10 @@ __device__ void search_batch(KERNEL_PARAMS) {
             scope_sync<CL>();
             const long long again = (long long)vload(&ctl[C_AGAIN]);
             if (tid == 0) {
-                ctl[C_LENTRIES] = (u64)entries;
-                ctl[C_LWASTE] = (u64)(again - again_mark);
+                last_entries = entries;
+                last_waste = again - again_mark;
+                ctl[C_LENTRIES] = (u64)last_entries;
+                ctl[C_LWASTE] = (u64)last_waste;
             }
             if constexpr (!BK) next = next_delta(s, delta, again - again_mark);
             entries = 0;
@@ -965,19 +1022,21 @@ __device__ void search_batch(KERNEL_PARAMS) {
             done = next_band(s, hi, next, pmin, new_lo, new_hi);
             if (!done) {
                 delta = next;
-                compact<D, CL>(s, o, pile, ppar, hi, new_hi, epoch + 1, it, tid, nthreads);
+                compact<D, CL>(s, o, pile, ppar, hi, new_hi, epoch + 1, it, tid, nthreads,
+                               improved);
                 if (stored && stored_lo < new_hi) {  // it is this band's
                     compact<D, CL>(s, o, store_from(s, segment, segment + 1), ppar, hi,
-                                   new_hi, epoch + 1, it, tid, nthreads);
+                                   new_hi, epoch + 1, it, tid, nthreads, improved);
                     cursor = segment + 1;
                 }
+                if (recording) tally(counts, it, edges, improved);
                 count = exchange<D, CL>(s, o, fpar, global, min_fill, rounds);
                 // Only thread 0 writes these, and nothing reads them before the next phase
                 // end, which is at least one barrier away.
                 if (tid == 0) {
                     ctl[C_PILE0 + ppar] = 0;
                     ctl[C_PMIN] = (u64)INF;
-                    ctl[C_PHASE] += 1;
+                    ctl[C_PHASE] = (u64)++phase;
                     ctl[C_COMPACT] += 1;
                 }
                 ppar ^= 1;
@@ -987,55 +1046,53 @@ __device__ void search_batch(KERNEL_PARAMS) {
             if (tid == 0) {
                 if (pile.scan) ctl[C_REBUILDS] += 1;
                 ctl[C_BSTART] = band_hi;
-                if (s.settled_at) ctl[C_SETTLED] += band_hi - band_lo;
             }
         }
         fpar ^= 1;
 
         if (recording) {
-            // Frame rows read counters that the next iteration's appends would change:
-            // recording pays one more barrier per iteration.
+            // The row's own numbers; the blocks add the counts after them (add_tally).
+            row = s.frames + (long long)b * ROW_FIELDS;
             if (tid == 0) {
-                long long* f = s.frames + (long long)b * F_FIELDS;
-                f[F_ITER] = it;
-                f[F_PHASE] = (long long)vload(&ctl[C_PHASE]);
-                f[F_LO] = frame_threshold(done ? hi : lo);
-                f[F_HI] = frame_threshold(hi);
-                f[F_FRONTIER] = relaxed;
-                const u64 pile_now = done == 1 ? 0 : vload(&ctl[C_PILE0 + ppar]);
-                const long long stored = BK && done != 1 ? store_from(s, cursor).m : 0;
-                f[F_PILE] = (long long)min(pile_now, (u64)s.pile_cap) + stored;
-                f[F_EDGES] = (long long)vload(&ctl[C_EDGES]);
-                f[F_IMPROVED] = (long long)vload(&ctl[C_IMPROVED]);
-                f[F_REACHED] = (long long)vload(&ctl[C_REACHED]);
-                f[F_NEARED] = (long long)vload(&ctl[C_NEARED]);
-                f[F_SETTLED] = (long long)vload(&ctl[C_SETTLED]);
-                f[F_RELAXED] = (long long)vload(&ctl[C_LOGGED]);
-                f[F_DELTA] = frame_threshold(delta);
-                f[F_LENTRIES] = (long long)vload(&ctl[C_LENTRIES]);
-                f[F_LWASTE] = (long long)vload(&ctl[C_LWASTE]);
+                row[F_ITER] = it;
+                row[F_PHASE] = phase;
+                row[F_LO] = frame_threshold(done ? hi : lo);
+                row[F_HI] = frame_threshold(hi);
+                row[F_FRONTIER] = relaxed;
+                row[F_PILE] = BK && done != 1 ? store_from(s, cursor).m : 0;  // + the pile's
+                row[F_DELTA] = frame_threshold(delta);
+                row[F_LENTRIES] = last_entries;
+                row[F_LWASTE] = last_waste;
             }
-            if (s.buckets && done != 1) {
-                // Delta-stepping and bucketing: size of each bucket ahead, from the band, the
-                // pile and bucketing's store.
-                long long* bins = s.buckets + (long long)b * BUCKET_BINS;
-                if (tid == 0)
-                    atomicAdd((u64*)&bins[0], vload(&ctl[C_NEARED]) - vload(&ctl[C_SETTLED]));
-                count_buckets(s, bins, far_pile(s, ppar), lo, hi, delta, epoch + 2, tid,
-                              nthreads);
-                if constexpr (BK)
-                    count_buckets(s, bins, store_from(s, cursor), lo, hi, delta, epoch + 2, tid,
+            if (s.buckets) {
+                // Delta-stepping and bucketing: size of each bucket ahead, from the pile and
+                // bucketing's store (the band's, bin 0, is added by the host). The pile is
+                // read whole, so the next iteration's appends wait for a barrier.
+                if (done != 1) {
+                    long long* bins = s.buckets + (long long)b * BUCKET_BINS;
+                    count_buckets(s, bins, far_pile(s, ppar), lo, hi, delta, epoch + 2, tid,
                                   nthreads);
+                    if constexpr (BK)
+                        count_buckets(s, bins, store_from(s, cursor), lo, hi, delta, epoch + 2,
+                                      tid, nthreads);
+                }
+                scope_sync<CL>();
             }
-            scope_sync<CL>();
             // The relax log must hold the next frontier: if not, end the batch here (every
-            // thread reads the same count, after the barrier) and the host makes room.
-            if (s.relax_log && (long long)vload(&ctl[C_LOGGED]) + count > s.log_cap) break;
+            // thread knows both numbers) and the host makes room.
+            if (s.relax_log && log_pos + count > s.log_cap) break;
         }
         if (count < leave_below || count > leave_above) break;
     }
 
-    add_counters(ctl, edges, improved);
+    if (recording) {
+        tally(counts, it, edges, improved);  // a finishing phase end's passes
+        __syncthreads();
+        add_tally(counts, it, row);
+        if (tid == 0) ctl[C_LOGPOS] = (u64)log_pos;
+    } else {
+        add_counters(ctl, edges, improved);
+    }
     add_again(ctl, improved);
     if constexpr (CL)
         if (!done) {
@@ -1130,7 +1187,7 @@ __device__ void search_async(KERNEL_PARAMS) {
     extern __shared__ unsigned char dynamic_shared[];
     AsyncShared* r = reinterpret_cast<AsyncShared*>(dynamic_shared);
     Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
-                band, mark, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, ctl,
+                band, mark, nullptr, nullptr, nullptr, nullptr, nullptr, 0, ctl,
                 nullptr, nullptr,
                 n, delta_low, delta_high, phase_cost, target, 0, lanes_log2,
                 nullptr, r, blockIdx.x,
@@ -1178,7 +1235,8 @@ __device__ void search_async(KERNEL_PARAMS) {
         again_mark = again;
         if (done) break;
         // Marks of the synchronous kernel's compactions are positive: these never match.
-        compact<D, true, true>(s, o, pile, ppar, hi, new_hi, -phase, it, dealt, nthreads);
+        compact<D, true, true>(s, o, pile, ppar, hi, new_hi, -phase, it, dealt, nthreads,
+                               improved);
         cluster.sync();  // every block has read C_PMIN and the pile's count
         if (tid == 0) {
             ctl[C_PILE0 + ppar] = 0;
@@ -1210,24 +1268,52 @@ __device__ void search_async(KERNEL_PARAMS) {
 #endif
 
 // A search's starting state in one launch: every node unreached and unmarked but the source,
-// which is the first frontier entry (and, when the band is tracked, its first node; the
+// which is the first frontier entry (and, when the band is listed, its first node; the
 // stamp arrays that exist start at -1).
 template <typename D>
 __global__ void search_init(D* dist, int* mark, long long n, long long source, Entry* front,
                             const long long* indptr, const long long* light_end, int* band,
-                            int* near_at, int* reached_at, int* settled_at) {
+                            int* near_at, int* reached_at) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
         const bool src = i == source;
         dist[i] = src ? (D)0 : inf_of<D>();
         mark[i] = 0;
-        if (near_at) near_at[i] = src ? 0 : -1;
+        if (near_at) near_at[i] = src ? 0 : NEVER;
         if (reached_at) reached_at[i] = src ? 0 : -1;
-        if (settled_at) settled_at[i] = -1;
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         front[0] = Entry{(int)source, (int)indptr[source], (int)light_end[source]};
         if (band) band[0] = (int)source;
+    }
+}
+
+// Recording, when the host takes the node stamps: each node's settled stamp, the first
+// phase end after its near stamp (`ends`, ascending: the iterations that ended a phase). A
+// phase end settles the band; the nodes its compaction brings in are stamped with it and
+// settle at the next one. -1 for a node never near, or whose phase has not ended yet. The near
+// stamps go to `near_out` with -1 for never (the search may go on from `near_at`). Then, for
+// the reached, near and settled stamps, how many nodes carry each iteration (`counts`: three
+// rows of `width`, zeroed by the host).
+extern "C" __global__ void stamp_nodes(const int* reached_at, const int* near_at, long long n,
+                                       const int* ends, int n_ends, int* near_out,
+                                       int* settled_at, long long* counts, int width) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
+        const int near = near_at[i] == NEVER ? -1 : near_at[i];
+        near_out[i] = near;
+        int first = 0, last = n_ends;  // the first end after `near` is in [first, last]
+        while (first < last) {
+            const int mid = (first + last) / 2;
+            if (ends[mid] > near) last = mid;
+            else first = mid + 1;
+        }
+        const int settled = near < 0 || first == n_ends ? -1 : ends[first];
+        settled_at[i] = settled;
+        const int stamps[3] = {reached_at[i], near, settled};
+#pragma unroll
+        for (int k = 0; k < 3; ++k)
+            if (stamps[k] >= 0) add_by_key(counts + (long long)k * width, (unsigned)stamps[k]);
     }
 }
 
