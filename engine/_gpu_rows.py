@@ -76,18 +76,15 @@ def finish_rows(
     if len(rows) == 0:
         return rows
     index = np.arange(len(rows))
-    # A phase end that goes on raises the phase counter; the search's last one stops it.
-    ended = np.diff(rows[:, _F["phase"]], prepend=carry.phase) > 0
-    ended[-1] |= done != 0
 
     def running(name: str, start: int) -> np.ndarray:
         return start + np.cumsum(raw[:, _T[name]])
 
     # Each improving relaxation appends its node to the next frontier or to the far pile.
-    # After a phase end that goes on, the pile is what its compaction kept.
+    # After a phase end that goes on (it raises the phase counter; the search's last phase
+    # end does not), the pile is what its compaction kept.
     far = raw[:, _T["improving"]] - np.append(rows[1:, _F["frontier"]], next_frontier)
-    restart = ended.copy()
-    restart[-1] &= done == 0
+    restart = np.diff(rows[:, _F["phase"]], prepend=carry.phase) > 0
     added = np.cumsum(np.where(restart, 0, far))
     last = np.maximum.accumulate(np.where(restart, index, -1))
     kept = raw[:, _T["kept"]] - added
