@@ -28,9 +28,8 @@ import numpy as np
 import pandas as pd
 
 import engine
-import engine.recording
 from engine import _gpu_raster
-from engine.recording import FAR, NEAR, SETTLED, UNREACHED
+from engine.recording import FAR, NEAR, SETTLED, UNREACHED, Recording
 
 #: Graphs with more nodes are drawn as server-side images; smaller ones as one glyph a node.
 RASTER_ABOVE = 100_000
@@ -220,7 +219,7 @@ class Rasterizer:
             top = np.fmax(agg, 0.0, out=agg).astype(np.uint8)  # an empty pixel (NaN) is 0
         return self._finish(top)
 
-    def states_image(self, recording: engine.recording.Recording, frame: int) -> np.ndarray:
+    def states_image(self, recording: Recording, frame: int) -> np.ndarray:
         """``image(STATE_RANK[recording.states(frame)])``. On the GPU the states are computed
         there, from the recording's stamps copied once (the last recording drawn keeps its
         copy: 12 bytes a node): the server does no work a node per frame."""
