@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _backend
 from ._errors import GPUMemoryError
-from ._gpu_rows import ROW_FIELDS, RowCarry, finish_rows, phase_ends
+from ._gpu_rows import ROW_FIELDS, RowCarry, finish_rows
 from .graph import UNREACHABLE, CSRGraph
 from .methods import SEGMENTS, Counters, RunSpec
 from .recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
@@ -111,12 +111,13 @@ ENTRY = np.dtype([("v", np.int32), ("start", np.int32), ("end", np.int32)], alig
 
 def required_bytes(graph: CSRGraph, dtype: np.dtype, *, recording: bool) -> int:
     """Device memory one search needs: graph, distances, queues, marks, bucketing's store,
-    stamps (four ``int32`` arrays while a recording takes them)."""
+    stamps and phase ends (six ``int32`` arrays while a recording takes them: three the
+    search writes, three copied to the host)."""
     n, m = graph.n_nodes, graph.n_arcs
     graph_bytes = 8 * (n + 1) * 2 + 4 * m * 2 + ARC_BYTES * m
     fronts = 2 * max(n, m) * ENTRY.itemsize
     work = dtype.itemsize * n + 8 * n + fronts + 4 * (2 * (n + m) + 3 * n)
-    return graph_bytes + work + (16 * n if recording else 0)
+    return graph_bytes + work + (24 * n if recording else 0)
 
 
 def check_fits(required: int, free: int) -> None:
@@ -269,8 +270,11 @@ def run(
     near_at = cp.empty(n, dtype=np.int32) if spec.light_heavy or rec is not None else None
     reached_at = cp.empty(n, dtype=np.int32) if rec is not None else None
     # The relax log grows between batches; a batch ends early rather than overflow it. Each
-    # near entry relaxed takes the next slot (-1 for an entry without arcs, dropped on copy).
+    # near entry relaxed takes the next slot (-1 for an entry without arcs, dropped
+    # when the recording's log is first read).
     relax_log = cp.empty(max(4 * n, 1024), dtype=np.int32) if rec is not None else None
+    # The iteration that ended each phase (a phase settles at least one node: n + 1 at most).
+    ends = cp.empty(n + 2, dtype=np.int32) if rec is not None else None
     frames = buckets = None
     _launch_elementwise(
         "search_init",
@@ -299,7 +303,7 @@ def run(
         ctl[C_BAND] = 1
     recorder = None
     if rec is not None:
-        recorder = _Recorder(rec, reached_at, near_at, pile_cap=cap)
+        recorder = _Recorder(rec, reached_at, near_at, ends, pile_cap=cap)
         frames = cp.zeros((spec.batch_size, ROW_FIELDS), dtype=np.int64)
         if spec.has_buckets:
             buckets = cp.zeros((spec.batch_size, BUCKET_BINS), dtype=np.int64)
@@ -328,6 +332,7 @@ def run(
         ctl_dev,
         _arg(frames),
         _arg(buckets),
+        _arg(ends),
         np.int64(n),
         scalar(rule.low),
         scalar(rule.high),
@@ -392,7 +397,7 @@ def run(
         if recorder is not None:
             k = iterations - done_iter
             bins = buckets[:k].get() if buckets is not None else None
-            recorder.batches.append((frames[:k].get(), bins, int(state[C_DONE]), size))
+            recorder.batches.append((frames[:k].get(), bins))
             frames.fill(0)  # the blocks add each iteration's counts to its row
             if buckets is not None:
                 buckets.fill(0)
@@ -432,40 +437,40 @@ class _Recorder:
     rows wait here until the node stamps are copied (at the end, or after each batch of a
     stream), since the rows' node counts come from the stamps."""
 
-    def __init__(self, rec, reached_at, near_at, *, pile_cap: int):
-        self.rec, self.reached_at, self.near_at = rec, reached_at, near_at
+    def __init__(self, rec, reached_at, near_at, ends, *, pile_cap: int):
+        self.rec, self.reached_at, self.near_at, self.ends = rec, reached_at, near_at, ends
         self.pile_cap = pile_cap
         self.carry = RowCarry()
-        #: (raw rows, bucket sizes, done flag, frontier left) of each batch not recorded yet
-        self.batches: list[tuple[np.ndarray, np.ndarray | None, int, int]] = []
+        #: (raw rows, bucket sizes) of each batch not recorded yet
+        self.batches: list[tuple[np.ndarray, np.ndarray | None]] = []
 
     def record(self, relax_log, state: np.ndarray) -> None:
         """Derive the settled stamps, count the stamps, finish the waiting rows and copy the
-        stamps and the relax log into the recording."""
+        stamps and the relax log's slots into the recording."""
         cp = _backend.cupy()
-        rec, near_at = self.rec, self.near_at
-        column = FRAME_FIELDS.index("phase")
-        phase = np.concatenate([rec.column("phase"), *(raw[:, column] for raw, *_ in self.batches)])
-        ends = cp.asarray(phase_ends(phase, finished=bool(state[C_DONE])))
-        near, settled_at = cp.empty_like(near_at), cp.empty_like(near_at)
-        n, width = near_at.size, int(state[C_ITER]) + 1
+        rec, n = self.rec, self.near_at.size
+        # The waiting batches' rows as one table: they follow each other, so the next
+        # frontier of each is the first frontier of the next.
+        raw = np.concatenate([rows for rows, _ in self.batches])
+        bins = None if self.batches[0][1] is None else np.concatenate([b for _, b in self.batches])
+        self.batches.clear()
+        # The phases ended so far; the last end does not raise the phase counter.
+        ended = int(state[C_PHASE]) - 1 + bool(state[C_DONE])
+        stamps = cp.empty((3, n), dtype=np.int32)  # reached, near and settled
+        width = int(state[C_ITER]) + 1
         counts = cp.zeros((3, width), dtype=np.int64)
-        args = (self.reached_at, near_at, np.int64(n), ends, np.int32(ends.size), near)
-        _launch_over("stamp_nodes", n, (*args, settled_at, counts, np.int32(width)))
+        args = (self.reached_at, self.near_at, np.int64(n), self.ends, np.int32(ended), stamps)
+        _launch_over("stamp_nodes", n, (*args, counts, np.int32(width)))
+        # Straight into the recording's block (page-locked, `search.sssp` made it so).
+        stamps.get(out=rec.stamps)
         # the nodes reached, near and settled by each iteration
         counts = np.cumsum(counts.get(), axis=1)
-        stamps = (self.reached_at, near, settled_at)
-        for raw, bins, done, left in self.batches:
-            rows = finish_rows(raw, self.carry, done=done, next_frontier=left, counts=counts,
-                               pile_cap=self.pile_cap, buckets=bins)  # fmt: skip
-            rec.append(rows, bins)
-        self.batches.clear()
-        slots = relax_log[: int(state[C_LOGPOS])]
-        entries = slots[slots >= 0]  # the entries with arcs, in order
-        rec.relax_log = entries.get(out=_backend.pinned_empty(self.carry.logged, np.int32))
-        # Straight into the recording's arrays (page-locked, `search.sssp` made them so).
-        for stamp, out in zip(stamps, (rec.reached_at, rec.near_at, rec.settled_at), strict=True):
-            stamp.get(out=out)
+        done, left = int(state[C_DONE]), _frontier_size(state)
+        rows = finish_rows(raw, self.carry, done=done, next_frontier=left, counts=counts,
+                           pile_cap=self.pile_cap, buckets=bins)  # fmt: skip
+        rec.append(rows, bins)
+        used = int(state[C_LOGPOS])
+        rec.take_relax_slots(relax_log[:used].get(out=_backend.pinned_empty(used, np.int32)))
 
 
 def _frontier_size(state: np.ndarray) -> int:

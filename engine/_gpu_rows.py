@@ -46,26 +46,27 @@ def finish_rows(
     pile_cap: int,
     buckets: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The frame rows of one batch from the kernel's ``raw`` rows (``ROW_FIELDS`` columns).
+    """The frame rows of one or more batches in a row from the kernel's ``raw`` rows
+    (``ROW_FIELDS`` columns).
 
     Parameters
     ----------
     raw : numpy.ndarray
-        ``int64``, one row per iteration of the batch.
+        ``int64``, one row per iteration of the batches.
     carry : RowCarry
-        Where the batch starts; updated to where it ends.
+        Where the batches start; updated to where they end.
     done : int
-        The control block's done flag after the batch (0 running, 1 nothing left, 2 target
-        settled): when nonzero, the batch's last iteration ended the search's last phase.
+        The control block's done flag after them (0 running, 1 nothing left, 2 target
+        settled): when nonzero, their last iteration ended the search's last phase.
     next_frontier : int
-        The frontier the batch left (the next iteration's ``frontier``).
+        The frontier they left (the next iteration's ``frontier``).
     counts : numpy.ndarray
         ``(3, iterations + 1)``: the nodes reached, that have been near and settled by each
         iteration, counted from the node stamps.
     pile_cap : int
         The far pile's capacity (a row shows at most that many entries, as it holds).
     buckets : numpy.ndarray, optional
-        Δ-stepping and bucketing: the batch's bucket sizes; the band's (bin 0) is added here.
+        Δ-stepping and bucketing: the batches' bucket sizes; the band's (bin 0) is added here.
 
     Returns
     -------
@@ -111,13 +112,3 @@ def finish_rows(
     carry.logged, carry.pile = int(columns["relaxed_entries"][-1]), int(pile[-1])
     carry.phase = int(rows[-1, _F["phase"]])
     return rows
-
-
-def phase_ends(phase: np.ndarray, *, finished: bool) -> np.ndarray:
-    """The iterations that ended a phase (``int32``, ascending), from a recording's phase
-    column (one row per iteration): those after which the phase counter went up, and the
-    last one when the search has finished (its last phase end stops it)."""
-    ends = np.flatnonzero(np.diff(phase) > 0) + 1
-    if finished:
-        ends = np.append(ends, len(phase) - 1)
-    return ends.astype(np.int32)

@@ -111,6 +111,18 @@ class Snapshot:
         return self.recording.states(self.frame)
 
 
+def _stamp(row: int, doc: str) -> property:
+    """A row of `Recording.stamps` as an attribute (assigning to it fills the row)."""
+
+    def get(self) -> np.ndarray:
+        return self.stamps[row]
+
+    def put(self, value: np.ndarray) -> None:
+        self.stamps[row] = value
+
+    return property(get, put, doc=doc)
+
+
 class Recording:
     """The frames of one search, filled while it runs.
 
@@ -128,9 +140,10 @@ class Recording:
     delta : int
         The Δ of the run's first phase (the ``delta`` column has each frame's).
 
-    The stamps start as -1, or as the three ``int32`` arrays given as ``stamps``, which
-    their maker fills in whole (the GPU copies its own into page-locked memory: filling
-    1.5M-node arrays with -1 first cost a recorded search on PACE NE milliseconds).
+    The stamps start as -1, or as the ``(3, n_nodes)`` ``int32`` block (or three arrays)
+    given as ``stamps``, which its maker fills in whole: the GPU copies its stamps into one
+    page-locked block with one copy (filling 1.5M-node arrays with -1 first cost a recorded
+    search on PACE NE milliseconds).
     """
 
     def __init__(
@@ -139,19 +152,41 @@ class Recording:
         *,
         delta: int,
         with_buckets: bool,
-        stamps: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        stamps: np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     ):
         self.n_nodes = n_nodes
         self.delta = delta
-        if stamps is None:
-            stamps = tuple(np.full(n_nodes, -1, dtype=np.int32) for _ in range(3))
-        self.reached_at, self.near_at, self.settled_at = stamps
+        #: ``(3, n_nodes)``: the rows are `reached_at`, `near_at` and `settled_at`.
+        self.stamps = (
+            np.full((3, n_nodes), -1, dtype=np.int32) if stamps is None else np.asarray(stamps)
+        )
         self._frames: list[np.ndarray] = []
         self._buckets: list[np.ndarray] | None = [] if with_buckets else None
         self._cache: tuple[np.ndarray, np.ndarray | None] | None = None
-        #: The node of every near entry whose arcs were relaxed, in iteration order (entries
-        #: with no arc to relax left out): a node's count up to a frame is its relax work.
-        self.relax_log = np.zeros(0, dtype=np.int32)
+        self._log = np.zeros(0, dtype=np.int32)
+        self._slots: np.ndarray | None = None
+
+    reached_at = _stamp(0, "The frame at which each node was reached (-1: never).")
+    near_at = _stamp(1, "The frame at which each node became near (-1: never).")
+    settled_at = _stamp(2, "The frame at which each node was settled (-1: never).")
+
+    @property
+    def relax_log(self) -> np.ndarray:
+        """The node of every near entry whose arcs were relaxed, in iteration order (entries
+        with no arc to relax left out): a node's count up to a frame is its relax work."""
+        if self._slots is not None:
+            self._log, self._slots = self._slots[self._slots >= 0], None
+        return self._log
+
+    @relax_log.setter
+    def relax_log(self, log: np.ndarray) -> None:
+        self._log, self._slots = log, None
+
+    def take_relax_slots(self, slots: np.ndarray) -> None:
+        """Take the relax log as the GPU writes it: a slot per near entry relaxed, -1 where
+        the entry had no arc. The entries without arcs are dropped when the log is first read
+        (on the device, that cost every recorded search a scan and a wait)."""
+        self._slots = slots
 
     def append(self, rows: np.ndarray, buckets: np.ndarray | None = None) -> None:
         """Add frame rows (and their bucket bins) produced by a batch of iterations."""

@@ -252,9 +252,7 @@ def sssp(
     recording = None
     if record and m.iterative:
         n = graph.n_nodes
-        stamps = (
-            tuple(_backend.pinned_empty(n, np.int32) for _ in range(3)) if name == "gpu" else None
-        )
+        stamps = _backend.pinned_empty(3 * n, np.int32).reshape(3, n) if name == "gpu" else None
         recording = Recording(n, delta=d or inf, with_buckets=m.has_buckets, stamps=stamps)
     spec = RunSpec(graph, source, m, d or inf, batch, target, dtype, recording, rule)
 

@@ -65,7 +65,7 @@ enum {
     C_SBASE,        // bucketing: the bucket (distance / Delta) of the store's segment 0
     C_SORTS,        // bucketing: sorts of the far nodes into the store
     C_LOGPOS,       // recording: relax-log slots used (one per near entry relaxed; -1 where
-                    // the entry had no arc, dropped by the host)
+                    // the entry had no arc, dropped when the log is read)
     C_SLOTS = 40
 };
 
@@ -75,13 +75,15 @@ enum { F_ITER = 0, F_PHASE, F_LO, F_HI, F_FRONTIER, F_PILE, F_EDGES, F_IMPROVED,
 
 // Recording: what an iteration adds to the counters, after its row's own numbers (the host
 // makes the running totals of engine/recording.py's columns from them and from the node
-// stamps, engine/_gpu_rows.py). Each block counts an iteration in its shared memory and adds
-// its counts to the row at the start of the next iteration (after the barrier that ended this
-// one), with no atomic that anyone waits for and no barrier of its own.
+// stamps, engine/_gpu_rows.py). Each block counts its iterations in its shared memory, TALLY
+// of them at a time, and adds those counts to their rows every TALLY iterations and at the
+// end of the batch (adding them once per iteration, every block to the same row, cost a
+// recorded Near-Far on PACE NE 0.4 ms, bench/NOTES.md).
 enum { T_EDGES = 0, T_IMPROVED, T_KEPT, T_LOGGED, T_FIELDS };
 // A near stamp not set yet (the host reads it as -1).
 #define NEVER 0x7fffffff
 enum { ROW_FIELDS = F_FIELDS + T_FIELDS };
+#define TALLY 256
 
 #define BUCKET_BINS 256
 // Bucketing's store: segments of width Delta from its smallest bucket on; the last one
@@ -314,30 +316,30 @@ __device__ __forceinline__ void add_again(u64* ctl, Gains& improved) {
     improved.again = 0;
 }
 
-// Recording: move this thread's counts into the block's count of iteration `it` (`counts`,
-// two in shared memory by parity), each warp's sums with one atomic per count.
-__device__ __forceinline__ void tally(unsigned (*counts)[T_FIELDS], int it, unsigned& edges,
+// Recording: move this thread's counts into its block's count of the batch's iteration `b`
+// (`counts`, TALLY iterations in shared memory), with an atomic per nonzero count. Summing a
+// warp's counts first (__reduce_add_sync or shuffles) made every warp wait for its slowest
+// lane: 1.6 ms of a recorded Near-Far on PACE NE (bench/NOTES.md).
+__device__ __forceinline__ void tally(unsigned (*counts)[T_FIELDS], int b, unsigned& edges,
                                       Gains& g) {
     const unsigned mine[T_FIELDS] = {edges, g.all, g.kept, g.logged};
-    const unsigned active = __activemask();
-    const bool leader = (threadIdx.x & 31) == (unsigned)(__ffs(active) - 1);
 #pragma unroll
-    for (int t = 0; t < T_FIELDS; ++t) {
-        const unsigned sum = __reduce_add_sync(active, mine[t]);
-        if (leader && sum) atomicAdd(&counts[it & 1][t], sum);
-    }
+    for (int t = 0; t < T_FIELDS; ++t)
+        if (mine[t]) atomicAdd(&counts[b % TALLY][t], mine[t]);
     edges = g.all = g.kept = g.logged = 0;
 }
 
-// Recording: add the block's count of iteration `it` to its frame row `row` and zero it for
-// iteration it + 2. Threads 0..T_FIELDS-1 of each block, once no warp of the block counts
-// into it any more (after the barrier that ended the iteration).
-__device__ __forceinline__ void add_tally(unsigned (*counts)[T_FIELDS], int it, long long* row) {
-    const unsigned t = threadIdx.x;
-    if (t >= T_FIELDS) return;
-    const unsigned sum = counts[it & 1][t];
-    if (sum) atomicAdd((u64*)&row[F_FIELDS + t], (u64)sum);
-    counts[it & 1][t] = 0;
+// Recording: add the block's counts of the batch's iterations [from, to) (at most TALLY) to
+// their frame rows and zero them for the iterations TALLY later. Every thread of the block,
+// once no warp counts into them any more (after a barrier).
+__device__ __forceinline__ void add_tally(unsigned (*counts)[T_FIELDS], int from, int to,
+                                          long long* frames) {
+    for (int k = threadIdx.x; k < (to - from) * T_FIELDS; k += blockDim.x) {
+        const int b = from + k / T_FIELDS, t = k % T_FIELDS;
+        unsigned& count = counts[b % TALLY][t];
+        if (count) atomicAdd((u64*)&frames[(long long)b * ROW_FIELDS + F_FIELDS + t], (u64)count);
+        count = 0;
+    }
 }
 
 // Append v to list at a slot taken from *count (global or shared): one atomic for all the
@@ -854,14 +856,14 @@ __device__ void count_buckets(const Search<D>& s, long long* bins, const Pile& p
         Entry *front0, Entry *front1, int *pile0, int *pile1, long long pile_cap, int *band, \
         int *mark, int *store, long long *seg, int *reached_at, int *near_at,                \
         int *relax_log, long long log_cap, u64 *ctl,                                         \
-        long long *frames, long long *buckets, long long n, D delta_low, D delta_high,       \
-        long long phase_cost, long long target,                                              \
+        long long *frames, long long *buckets, int *ends, long long n, D delta_low,          \
+        D delta_high, long long phase_cost, long long target,                                              \
         int light_heavy, int lanes_log2, int batch, long long leave_below,                   \
         long long leave_above, int qcap, int fcap
 #define KERNEL_ARGS                                                                          \
     indptr, light_end, arcs, dist, front0, front1, pile0, pile1, pile_cap, band, mark,       \
         store, seg, reached_at, near_at, relax_log, log_cap, ctl, frames,                    \
-        buckets, n, delta_low, delta_high, phase_cost, target,                               \
+        buckets, ends, n, delta_low, delta_high, phase_cost, target,                               \
         light_heavy, lanes_log2, batch, leave_below, leave_above, qcap, fcap
 
 // Up to `batch` iterations, ending early once the frontier size is below `leave_below` or
@@ -922,17 +924,17 @@ __device__ void search_batch(KERNEL_PARAMS) {
     unsigned edges = 0;  // this thread's, moved by add_counters (or tally)
     Gains improved;
     Rounds rounds;
-    // Recording: the block's counts of the last two iterations, the row being counted, and
-    // the relax-log slots used (this iteration's entries take the next ones).
-    __shared__ unsigned counts[2][T_FIELDS];
-    long long* row = nullptr;
+    // Recording: the block's counts of the last TALLY iterations, the batch's last iteration,
+    // and the relax-log slots used (this iteration's entries take the next ones).
+    __shared__ unsigned counts[REC ? TALLY : 1][T_FIELDS];
+    int last = 0;
     long long log_pos = 0;
     // Thread 0's copies of what it writes to the control block and a row reads, so that
     // writing a row costs no load.
     long long phase = 0, last_entries = 0, last_waste = 0;
     if (tid == 0) phase = (long long)vload(&ctl[C_PHASE]);
     if (recording) {
-        if (threadIdx.x < 2 * T_FIELDS) (&counts[0][0])[threadIdx.x] = 0;
+        for (int k = threadIdx.x; k < TALLY * T_FIELDS; k += blockDim.x) (&counts[0][0])[k] = 0;
         __syncthreads();
         log_pos = (long long)vload(&ctl[C_LOGPOS]);
         if (tid == 0) {
@@ -943,7 +945,10 @@ __device__ void search_batch(KERNEL_PARAMS) {
 
     for (int b = 0; b < batch && !done; ++b) {
         ++it;
-        if (recording && row) add_tally(counts, it - 1, row);
+        if (recording && b > 0 && b % TALLY == 0) {  // no warp counts into them yet
+            add_tally(counts, b - TALLY, b, s.frames);
+            __syncthreads();
+        }
         const long long relaxed = count;
         entries += relaxed;
         Out o{fpar ^ 1, &ctl[C_CNT0 + it % 3], s.front[fpar ^ 1], &ctl[C_PILE0 + ppar],
@@ -968,7 +973,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
         advance<D, CL>(s, fpar, s.front[fpar], count, hi, it, o, tid, nthreads, edges,
                        improved, log_pos);
         log_pos += relaxed;
-        if (recording) tally(counts, it, edges, improved);
+        if (recording) tally(counts, b, edges, improved);
         count = exchange<D, CL>(s, o, fpar, global, min_fill, rounds);
 
         long long band_lo = 0, band_hi = 0;
@@ -1029,7 +1034,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
                                    new_hi, epoch + 1, it, tid, nthreads, improved);
                     cursor = segment + 1;
                 }
-                if (recording) tally(counts, it, edges, improved);
+                if (recording) tally(counts, b, edges, improved);
                 count = exchange<D, CL>(s, o, fpar, global, min_fill, rounds);
                 // Only thread 0 writes these, and nothing reads them before the next phase
                 // end, which is at least one barrier away.
@@ -1046,13 +1051,17 @@ __device__ void search_batch(KERNEL_PARAMS) {
             if (tid == 0) {
                 if (pile.scan) ctl[C_REBUILDS] += 1;
                 ctl[C_BSTART] = band_hi;
+                // Recording: the iteration that ended each phase, for the settled stamps
+                // (stamp_nodes); the phase counter went up unless this end was the last.
+                if (recording) ends[done ? phase - 1 : phase - 2] = it;
             }
         }
         fpar ^= 1;
 
         if (recording) {
             // The row's own numbers; the blocks add the counts after them (add_tally).
-            row = s.frames + (long long)b * ROW_FIELDS;
+            long long* row = s.frames + (long long)b * ROW_FIELDS;
+            last = b;
             if (tid == 0) {
                 row[F_ITER] = it;
                 row[F_PHASE] = phase;
@@ -1086,9 +1095,9 @@ __device__ void search_batch(KERNEL_PARAMS) {
     }
 
     if (recording) {
-        tally(counts, it, edges, improved);  // a finishing phase end's passes
+        tally(counts, last, edges, improved);  // a finishing phase end's passes
         __syncthreads();
-        add_tally(counts, it, row);
+        add_tally(counts, last / TALLY * TALLY, last + 1, s.frames);
         if (tid == 0) ctl[C_LOGPOS] = (u64)log_pos;
     } else {
         add_counters(ctl, edges, improved);
@@ -1289,19 +1298,19 @@ __global__ void search_init(D* dist, int* mark, long long n, long long source, E
 }
 
 // Recording, when the host takes the node stamps: each node's settled stamp, the first
-// phase end after its near stamp (`ends`, ascending: the iterations that ended a phase). A
+// phase end after its near stamp (`ends`, ascending: the iterations that ended a phase, as
+// the search wrote them). A
 // phase end settles the band; the nodes its compaction brings in are stamped with it and
-// settle at the next one. -1 for a node never near, or whose phase has not ended yet. The near
-// stamps go to `near_out` with -1 for never (the search may go on from `near_at`). Then, for
-// the reached, near and settled stamps, how many nodes carry each iteration (`counts`: three
-// rows of `width`, zeroed by the host).
+// settle at the next one. -1 for a node never near, or whose phase has not ended yet.
+// The reached, near (-1 for never: the search may go on from `near_at`) and settled stamps
+// go to the three rows of `stamps`, which the host copies at once; and for each, how many
+// nodes carry each iteration (`counts`: three rows of `width`, zeroed by the host).
 extern "C" __global__ void stamp_nodes(const int* reached_at, const int* near_at, long long n,
-                                       const int* ends, int n_ends, int* near_out,
-                                       int* settled_at, long long* counts, int width) {
+                                       const int* ends, int n_ends, int* stamps,
+                                       long long* counts, int width) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
         const int near = near_at[i] == NEVER ? -1 : near_at[i];
-        near_out[i] = near;
         int first = 0, last = n_ends;  // the first end after `near` is in [first, last]
         while (first < last) {
             const int mid = (first + last) / 2;
@@ -1309,11 +1318,12 @@ extern "C" __global__ void stamp_nodes(const int* reached_at, const int* near_at
             else first = mid + 1;
         }
         const int settled = near < 0 || first == n_ends ? -1 : ends[first];
-        settled_at[i] = settled;
-        const int stamps[3] = {reached_at[i], near, settled};
+        const int out[3] = {reached_at[i], near, settled};
 #pragma unroll
-        for (int k = 0; k < 3; ++k)
-            if (stamps[k] >= 0) add_by_key(counts + (long long)k * width, (unsigned)stamps[k]);
+        for (int k = 0; k < 3; ++k) {
+            stamps[k * n + i] = out[k];
+            if (out[k] >= 0) add_by_key(counts + (long long)k * width, (unsigned)out[k]);
+        }
     }
 }
 
