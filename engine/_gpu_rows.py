@@ -2,11 +2,12 @@
 
 The kernels write each iteration's row without waiting for the other blocks: the row's own
 numbers (iteration, phase, thresholds, frontier, Δ, …), then what the iteration added to the
-counters, which every block adds once the iteration has ended (``add_tally`` in
-engine/kernels/frontier.cu). A barrier per iteration to read running totals cost a recorded
-Near-Far on PACE NE more than the search itself (bench/NOTES.md). Here those additions become
-the running totals of `engine.recording.FRAME_FIELDS`; the node counts come from the node
-stamps, and the far pile's size from the improving relaxations that made no frontier entry.
+counters, which each block keeps in shared memory and adds every TALLY iterations and at the
+end of the batch (``add_tally`` in engine/kernels/frontier.cu). A barrier per iteration to
+read running totals cost a recorded Near-Far on PACE NE more than the search itself
+(bench/NOTES.md). Here those additions become the running totals of
+`engine.recording.FRAME_FIELDS`; the node counts come from the node stamps, and the far
+pile's size from the improving relaxations that made no frontier entry.
 """
 
 from __future__ import annotations

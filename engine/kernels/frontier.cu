@@ -857,13 +857,13 @@ __device__ void count_buckets(const Search<D>& s, long long* bins, const Pile& p
         int *mark, int *store, long long *seg, int *reached_at, int *near_at,                \
         int *relax_log, long long log_cap, u64 *ctl,                                         \
         long long *frames, long long *buckets, int *ends, long long n, D delta_low,          \
-        D delta_high, long long phase_cost, long long target,                                              \
+        D delta_high, long long phase_cost, long long target,                                \
         int light_heavy, int lanes_log2, int batch, long long leave_below,                   \
         long long leave_above, int qcap, int fcap
 #define KERNEL_ARGS                                                                          \
     indptr, light_end, arcs, dist, front0, front1, pile0, pile1, pile_cap, band, mark,       \
         store, seg, reached_at, near_at, relax_log, log_cap, ctl, frames,                    \
-        buckets, ends, n, delta_low, delta_high, phase_cost, target,                               \
+        buckets, ends, n, delta_low, delta_high, phase_cost, target,                         \
         light_heavy, lanes_log2, batch, leave_below, leave_above, qcap, fcap
 
 // Up to `batch` iterations, ending early once the frontier size is below `leave_below` or
@@ -1299,9 +1299,9 @@ __global__ void search_init(D* dist, int* mark, long long n, long long source, E
 
 // Recording, when the host takes the node stamps: each node's settled stamp, the first
 // phase end after its near stamp (`ends`, ascending: the iterations that ended a phase, as
-// the search wrote them). A
-// phase end settles the band; the nodes its compaction brings in are stamped with it and
-// settle at the next one. -1 for a node never near, or whose phase has not ended yet.
+// the search wrote them). A phase end settles the band; the nodes its compaction brings in
+// are stamped with it and settle at the next one. -1 for a node never near, or whose phase
+// has not ended yet.
 // The reached, near (-1 for never: the search may go on from `near_at`) and settled stamps
 // go to the three rows of `stamps`, which the host copies at once; and for each, how many
 // nodes carry each iteration (`counts`: three rows of `width`, zeroed by the host).
