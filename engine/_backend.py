@@ -70,6 +70,11 @@ def _gpu_name(device_id: int) -> str:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
+def array_module(array) -> ModuleType:
+    """NumPy for a NumPy array, CuPy for a CuPy one."""
+    return np if isinstance(array, np.ndarray) else cupy()
+
+
 def pinned_empty(size: int, dtype) -> np.ndarray:
     """Return an uninitialised NumPy array in page-locked host memory (CuPy's pinned pool):
     copies from the GPU into it run ≈ 3× faster than into ordinary memory."""

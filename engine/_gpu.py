@@ -36,6 +36,9 @@ KERNEL_FILE = "frontier.cu"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}
 _PROBES = {"grid": "sync_probe", "cluster": "cluster_sync_probe"}
 BLOCK = 256
+#: What a search kernel records (REC_* in the kernel): nothing; the node stamps, frame rows
+#: and relax log; those and the sizes of the buckets ahead (Δ-stepping and bucketing).
+REC_NONE, REC_FRAMES, REC_BUCKETS = 0, 1, 2
 #: Cluster scope: blocks, threads per block and shared-memory capacities per block (entries
 #: of the frontier, far appends staged); CLUSTER, CLUSTER_THREADS, QCAP and FCAP in the
 #: kernel. 512 threads beat 1024 by 13 % on PACE NE: every warp pays each iteration's
@@ -169,13 +172,19 @@ def _name_of(kernel: str, dtype: np.dtype, *more: str) -> str:
     return f"{kernel}<{', '.join((_TYPES[np.dtype(dtype)], *more))}>"
 
 
-def _name(scope: str, dtype: np.dtype, recording: bool, bucketed: bool = False) -> str:
-    """The search kernel of ``scope`` (or ``async``); its recording paths exist only when
-    ``recording``, bucketing's only when ``bucketed``."""
+def _name(scope: str, dtype: np.dtype, records: int = REC_NONE, bucketed: bool = False) -> str:
+    """The search kernel of ``scope`` (or ``async``) that records ``records`` (``REC_*``);
+    bucketing's paths exist only when ``bucketed``."""
     if scope == "async":
         return _name_of("frontier_async", dtype)
-    flags = ("true" if f else "false" for f in (recording, bucketed))
-    return _name_of(f"frontier_{scope}", dtype, *flags)
+    return _name_of(f"frontier_{scope}", dtype, str(records), "true" if bucketed else "false")
+
+
+def _records(spec: RunSpec, recording: bool) -> int:
+    """What a search of ``spec`` records (``REC_*``)."""
+    if not recording:
+        return REC_NONE
+    return REC_BUCKETS if spec.has_buckets else REC_FRAMES
 
 
 #: Grid-stride kernels around a search: its starting state and the int64 distances.
@@ -184,19 +193,21 @@ ELEMENTWISE = ("search_init", "widen")
 
 def _module():
     scopes = _available()
-    flags = [(r, b) for r in (False, True) for b in (False, True)]
+    # Bucketing's recordings always have bucket sizes.
+    flags = [(REC_NONE, False), (REC_NONE, True), (REC_FRAMES, False)]
+    flags += [(REC_BUCKETS, False), (REC_BUCKETS, True)]
     names = [_name(scope, t, *f) for scope in scopes for t in _TYPES for f in flags]
     if "cluster" in scopes:
-        names += [_name("async", t, False) for t in _TYPES]
+        names += [_name("async", t) for t in _TYPES]
     names += [_name_of(k, t) for k in ELEMENTWISE for t in _TYPES]
     names += ["stamp_nodes"]
     return _backend.kernel_module(KERNEL_FILE, (*names, *(_PROBES[s] for s in scopes)))
 
 
 @functools.cache
-def _kernel(scope: str, dtype: np.dtype, recording: bool = False, bucketed: bool = False):
+def _kernel(scope: str, dtype: np.dtype, records: int = REC_NONE, bucketed: bool = False):
     """The search kernel of ``scope``, with its launch attributes set (once)."""
-    kernel = _function(_name(scope, dtype, recording, bucketed))
+    kernel = _function(_name(scope, dtype, records, bucketed))
     if scope in ("cluster", "async"):
         _backend.allow_large_clusters(kernel)
         kernel.max_dynamic_shared_size_bytes = (
@@ -305,8 +316,8 @@ def run(
     if rec is not None:
         recorder = _Recorder(rec, reached_at, near_at, ends, pile_cap=cap)
         frames = cp.zeros((spec.batch_size, ROW_FIELDS), dtype=np.int64)
-        if spec.has_buckets:
-            buckets = cp.zeros((spec.batch_size, BUCKET_BINS), dtype=np.int64)
+        if spec.has_buckets:  # a row per iteration, then the sizes now and a phase end's count
+            buckets = cp.zeros((spec.batch_size + 2, BUCKET_BINS), dtype=np.int64)
         rec.append(_initial_row(spec), _initial_buckets() if spec.has_buckets else None)
     ctl_dev = cp.asarray(ctl)
 
@@ -346,7 +357,8 @@ def run(
     sizes = (np.int32(queue_capacity), np.int32(stage_capacity))
     scopes = _scopes(scope)
     switching = len(scopes) == 2
-    grid = blocks or _grid(_kernel("grid", dtype, rec is not None))
+    records = _records(spec, rec is not None)
+    grid = blocks or _grid(_kernel("grid", dtype, records, spec.method.bucketed))
     # (grid, block, dynamic shared memory, leave below, leave above) of each scope's batches.
     launch = {
         "grid": (grid, BLOCK, 0, GRID_MIN if switching else -1, 2**62),
@@ -384,7 +396,7 @@ def run(
         if switching:
             current = _next_scope(current, size)
         n_blocks, threads, shared, below, above = launch[current]
-        _kernel(current, dtype, rec is not None, spec.method.bucketed)(
+        _kernel(current, dtype, records, spec.method.bucketed)(
             (n_blocks,),
             (threads,),
             (*args, np.int64(below), np.int64(above), *sizes),
@@ -396,11 +408,11 @@ def run(
         size = _frontier_size(state)
         if recorder is not None:
             k = iterations - done_iter
-            bins = buckets[:k].get() if buckets is not None else None
+            bins = buckets[:k].copy() if buckets is not None else None  # kept on the GPU
             recorder.batches.append((frames[:k].get(), bins))
             frames.fill(0)  # the blocks add each iteration's counts to its row
             if buckets is not None:
-                buckets.fill(0)
+                buckets[:k].fill(0)
             if on_batch is not None:  # a stream sees each batch's node states
                 recorder.record(relax_log, state)
                 on_batch()
@@ -441,8 +453,8 @@ class _Recorder:
         self.rec, self.reached_at, self.near_at, self.ends = rec, reached_at, near_at, ends
         self.pile_cap = pile_cap
         self.carry = RowCarry()
-        #: (raw rows, bucket sizes) of each batch not recorded yet
-        self.batches: list[tuple[np.ndarray, np.ndarray | None]] = []
+        #: (raw rows, bucket rows on the GPU) of each batch not recorded yet
+        self.batches: list[tuple[np.ndarray, object]] = []
 
     def record(self, relax_log, state: np.ndarray) -> None:
         """Derive the settled stamps, count the stamps, finish the waiting rows and copy the
@@ -452,7 +464,7 @@ class _Recorder:
         # The waiting batches' rows as one table: they follow each other, so the next
         # frontier of each is the first frontier of the next.
         raw = np.concatenate([rows for rows, _ in self.batches])
-        bins = None if self.batches[0][1] is None else np.concatenate([b for _, b in self.batches])
+        bins = None if self.batches[0][1] is None else cp.concatenate([b for _, b in self.batches])
         self.batches.clear()
         # The phases ended so far; the last end does not raise the phase counter.
         ended = int(state[C_PHASE]) - 1 + bool(state[C_DONE])
@@ -468,6 +480,8 @@ class _Recorder:
         done, left = int(state[C_DONE]), _frontier_size(state)
         rows = finish_rows(raw, self.carry, done=done, next_frontier=left, counts=counts,
                            pile_cap=self.pile_cap, buckets=bins)  # fmt: skip
+        if bins is not None:
+            bins = bins.get(out=_backend.pinned_empty(bins.size, np.int64).reshape(bins.shape))
         rec.append(rows, bins)
         used = int(state[C_LOGPOS])
         rec.take_relax_slots(relax_log[:used].get(out=_backend.pinned_empty(used, np.int32)))

@@ -7,7 +7,9 @@ end of the batch (``add_tally`` in engine/kernels/frontier.cu). A barrier per it
 read running totals cost a recorded Near-Far on PACE NE more than the search itself
 (bench/NOTES.md). Here those additions become the running totals of
 `engine.recording.FRAME_FIELDS`; the node counts come from the node stamps, and the far
-pile's size from the improving relaxations that made no frontier entry.
+pile's size from the improving relaxations that made no frontier entry. Δ-stepping's and
+bucketing's bucket rows are changes of the sizes: at a phase end from a count of the pile,
+between phase ends from the moves of improved nodes from bucket to bucket (``move_bins``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import dataclasses
 
 import numpy as np
 
+from . import _backend
 from .recording import FRAME_FIELDS
 
 #: What an iteration adds, after its row's own numbers (T_* in the kernel).
@@ -35,6 +38,7 @@ class RowCarry:
     logged: int = 0
     pile: int = 0
     phase: int = 1
+    bins: object = None  # the bucket sizes ahead after the last row (NumPy or CuPy)
 
 
 def finish_rows(
@@ -66,8 +70,11 @@ def finish_rows(
         iteration, counted from the node stamps.
     pile_cap : int
         The far pile's capacity (a row shows at most that many entries, as it holds).
-    buckets : numpy.ndarray, optional
-        Δ-stepping and bucketing: the batches' bucket sizes; the band's (bin 0) is added here.
+    buckets : numpy.ndarray or cupy.ndarray, optional
+        Δ-stepping and bucketing: the batches' bucket rows, each the change of the sizes of
+        the buckets ahead in its iteration, replaced here by the sizes (the band's, bin 0,
+        added). On the GPU they are added up there: a million numbers on the host took
+        longer than the search (PACE NE).
 
     Returns
     -------
@@ -108,7 +115,12 @@ def finish_rows(
         rows[-1, _F["far_pile"]] = 0
         band[-1] = 0
     if buckets is not None:
-        buckets[:, 0] += band
+        xp = _backend.array_module(buckets)
+        buckets[:] = xp.cumsum(buckets, axis=0)
+        if carry.bins is not None:
+            buckets += carry.bins
+        carry.bins = buckets[-1].copy()
+        buckets[:, 0] += xp.asarray(band)
     carry.edges, carry.improving = int(columns["edges_relaxed"][-1]), int(columns["improving"][-1])
     carry.logged, carry.pile = int(columns["relaxed_entries"][-1]), int(pile[-1])
     carry.phase = int(rows[-1, _F["phase"]])

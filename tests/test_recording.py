@@ -154,15 +154,25 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     iterations = np.arange(len(frames))
     stamps = (rec.reached_at, rec.near_at, rec.settled_at)
     counts = np.array([[np.sum((s >= 0) & (s <= k)) for k in iterations] for s in stamps])
-    carry, rows = RowCarry(), []
+    # Bucket rows as the kernel writes them: how the sizes ahead of the band changed.
+    bins = None
+    if rec.buckets is not None:
+        ahead = rec.buckets.copy()
+        ahead[:, 0] -= col["neared"] - col["settled"]  # the band's: the host adds it
+        bins = np.diff(ahead, axis=0)
+    carry, rows, sizes = RowCarry(), [], []
     cuts = sorted({0, 1, 6, 7, 20, *range(40, len(raw), 33), len(raw)})
     for a, b in itertools.pairwise(cuts):
         done = (1 if target is None else 2) if b == len(raw) else 0
         left = col["frontier"][b + 1] if b < len(raw) else 0
+        batch_bins = None if bins is None else bins[a:b].copy()
         batch = finish_rows(raw[a:b], carry, done=done, next_frontier=left, counts=counts,
-                            pile_cap=10**9)  # fmt: skip
+                            pile_cap=10**9, buckets=batch_bins)  # fmt: skip
         rows.append(batch)
+        sizes.append(batch_bins)
     expected = frames[1:].copy()
     expected[:, FRAME_FIELDS.index("improving")] = np.cumsum(improving)
     np.testing.assert_array_equal(np.concatenate(rows), expected)
+    if bins is not None:
+        np.testing.assert_array_equal(np.concatenate(sizes), rec.buckets[1:])
     assert carry.edges == col["edges_relaxed"][-1]

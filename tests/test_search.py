@@ -257,10 +257,17 @@ def test_auto_delta_is_reported():
     assert r.delta == g.auto_delta() > 0
 
 
+@pytest.mark.parametrize(
+    ("shape", "delta"),
+    [("grid", 40), ("heavy", 2)],  # heavy: far nodes beyond the last bucket bin too
+)
 @pytest.mark.parametrize("method", ITERATIVE)
-def test_recording_invariants(backend, method):
-    g = grid_graph(25, 25, seed=4)
-    r = sssp(g, 3, method=method, backend=backend, delta=40, batch_size=7, record=True)
+def test_recording_invariants(backend, method, shape, delta):
+    if shape == "grid":
+        g = grid_graph(25, 25, seed=4)
+    else:
+        g = random_graph(np.random.default_rng(5), 300, 1500, max_weight=1000)
+    r = sssp(g, 3, method=method, backend=backend, delta=delta, batch_size=7, record=True)
     rec = r.recording
     assert len(rec) == r.counters.iterations + 1
     reachable = r.distances != UNREACHABLE
@@ -280,6 +287,8 @@ def test_recording_invariants(backend, method):
     last = rec.snapshot(len(rec) - 1)
     assert np.array_equal(last.states() == SETTLED, reachable)
     assert rec.snapshot(0).near == 1 and rec.snapshot(0).states()[3] == NEAR
+    if shape == "heavy" and rec.buckets is not None:
+        assert rec.buckets[:, -1].any()  # the bin of every bucket beyond was used
     assert last.edges_relaxed == r.counters.edges_relaxed
     assert rec.column("improving")[-1] == r.counters.improving_relaxations
     assert rec.column("relaxed_entries")[-1] == rec.relax_log.size

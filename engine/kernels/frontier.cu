@@ -86,6 +86,11 @@ enum { ROW_FIELDS = F_FIELDS + T_FIELDS };
 #define TALLY 256
 
 #define BUCKET_BINS 256
+// What a search records (search_batch's REC): nothing; its stamps, frame rows and relax log;
+// those and the sizes of the buckets ahead (Delta-stepping, bucketing). engine/_gpu.py REC_*.
+#define REC_NONE 0
+#define REC_FRAMES 1
+#define REC_BUCKETS 2
 // Bucketing's store: segments of width Delta from its smallest bucket on; the last one
 // (SEGMENTS) holds every bucket beyond. engine/methods.py SEGMENTS.
 #define SEGMENTS 256
@@ -297,6 +302,11 @@ __device__ __forceinline__ void warp_add(u64* slot, u64 value) {
 // phase end's compaction kept (they begin the next pile) and relax-log entries.
 struct Gains {
     unsigned all = 0, again = 0, kept = 0, logged = 0;
+    // Recording Delta-stepping and bucketing: the block's moves between the buckets ahead in
+    // this iteration (shared memory; null otherwise), and the Delta and first bucket of the
+    // band they are counted from (move_bins).
+    int* bins = nullptr;
+    unsigned long long bin_delta = 1, bin_lo = 0;
 };
 
 // Move this thread's arc counters into the control block (once per batch; a recorded batch
@@ -339,6 +349,22 @@ __device__ __forceinline__ void add_tally(unsigned (*counts)[T_FIELDS], int from
         unsigned& count = counts[b % TALLY][t];
         if (count) atomicAdd((u64*)&frames[(long long)b * ROW_FIELDS + F_FIELDS + t], (u64)count);
         count = 0;
+    }
+}
+
+// Recording Delta-stepping and bucketing: add a block's moves between buckets (`moves`, an
+// iteration's) to the iteration's bucket row and to the sizes now (`now`), or drop them
+// where `row` is null (a phase end counted the sizes whole), and zero them. Every thread of
+// the block, after a barrier.
+__device__ __forceinline__ void add_bins(int* moves, long long* row, long long* now) {
+    for (int k = threadIdx.x; k < BUCKET_BINS; k += blockDim.x) {
+        const int m = moves[k];
+        if (m == 0) continue;
+        if (row) {
+            atomicAdd((u64*)&row[k], (u64)(long long)m);
+            atomicAdd((u64*)&now[k], (u64)(long long)m);
+        }
+        moves[k] = 0;
     }
 }
 
@@ -519,6 +545,28 @@ __device__ __forceinline__ void enter_band(const Search<D>& s, int v, int it) {
         append(&s.ctl[C_BAND], s.band, v);
 }
 
+// Recording Delta-stepping and bucketing: the bucket ahead of the band of a distance at or
+// beyond hi, as count_buckets numbers them.
+template <typename D>
+__device__ __forceinline__ int bin_of(const Gains& g, D d) {
+    const long long off = (long long)(d / (D)g.bin_delta) - (long long)g.bin_lo;
+    return (int)min(off, (long long)BUCKET_BINS - 1);
+}
+
+// Recording Delta-stepping and bucketing: a node improved from `old` to `nd` leaves the
+// bucket of `old` and joins that of `nd` (the buckets ahead hold every reached node at or
+// beyond hi). Atomics return each improvement's exact old distance, so a node's moves in an
+// iteration add up to one move whatever their order. Counting the whole pile instead put a
+// barrier after every recorded iteration (bench/NOTES.md).
+template <typename D>
+__device__ __forceinline__ void move_bins(const Gains& g, D old, D nd, D hi) {
+    const bool was = old >= hi && old != inf_of<D>(), is = nd >= hi;
+    const int from = was ? bin_of(g, old) : -1, to = is ? bin_of(g, nd) : -1;
+    if (from == to) return;  // most improvements stay in their bucket
+    if (was) atomicSub(&g.bins[from], 1);
+    if (is) atomicAdd(&g.bins[to], 1);
+}
+
 // Relax arc k of a node at distance du; route an improved head to the next frontier or to
 // the far pile.
 template <typename D, bool CL, bool ASYNC = false>
@@ -533,6 +581,7 @@ __device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D h
     ++improved.all;
     if (old < hi) ++improved.again;
     if (s.reached_at && old == inf_of<D>()) s.reached_at[v] = it;
+    if (improved.bins) move_bins(improved, old, nd, hi);
     if (nd < hi) {
         // No dedup mark here: a second improvement of v in the same iteration is rare on
         // road graphs and its duplicate entry costs less than one more dependent atomic for
@@ -835,8 +884,9 @@ __device__ void bucket_sort(const Search<D>& s, const Pile& pile, int cursor, in
     }
 }
 
-// Recording: add the far nodes of `pile` (one copy each, marked `epoch`) to the sizes of
-// the buckets ahead of the band [lo, hi), the last bin counting every bucket beyond.
+// Recording, at a phase end: add the far nodes of `pile` (one copy each, marked `epoch`) to
+// the sizes of the buckets ahead of the band [lo, hi), the last bin counting every bucket
+// beyond. The iterations until the next phase end add their moves (move_bins).
 template <typename D>
 __device__ void count_buckets(const Search<D>& s, long long* bins, const Pile& pile, D lo, D hi,
                               D delta, int epoch, long long tid, long long nthreads) {
@@ -870,17 +920,19 @@ __device__ void count_buckets(const Search<D>& s, long long* bins, const Pile& p
 // above `leave_above`. Every thread keeps the iteration state (iteration, buffers,
 // thresholds) in registers and derives it identically, so a normal iteration is an advance
 // and one barrier; a phase end adds the barriers of its passes. The control block is written
-// back once, at the end of the batch. REC: the search is recorded (stamps, frame rows and,
-// for Delta-stepping, bucket sizes); without it the recording paths are compiled out, which
-// shortens every iteration's instruction path.
-template <typename D, bool CL, bool REC, bool BK>
+// back once, at the end of the batch. REC: what the search records (REC_*); the paths of
+// what it does not record are compiled out, which shortens every iteration's instruction
+// path.
+template <typename D, bool CL, int REC, bool BK>
 __device__ void search_batch(KERNEL_PARAMS) {
     extern __shared__ unsigned char dynamic_shared[];
+    constexpr bool recording = REC != REC_NONE;
+    constexpr bool binned = REC == REC_BUCKETS;
     Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
                 band, mark, BK ? store : nullptr, BK ? seg : nullptr,
-                REC ? reached_at : nullptr, near_at,
-                REC ? relax_log : nullptr, log_cap,
-                ctl, REC ? frames : nullptr, REC ? buckets : nullptr,
+                recording ? reached_at : nullptr, near_at,
+                recording ? relax_log : nullptr, log_cap,
+                ctl, recording ? frames : nullptr, binned ? buckets : nullptr,
                 n, delta_low, delta_high, phase_cost, target, light_heavy, lanes_log2,
                 reinterpret_cast<ClusterShared*>(dynamic_shared), nullptr, 0,
                 (unsigned)min(qcap, QCAP), (unsigned)min(fcap, FCAP)};
@@ -890,7 +942,6 @@ __device__ void search_batch(KERNEL_PARAMS) {
     const long long nthreads = grid.size();
     s.rank = blockIdx.x;
     const D INF = inf_of<D>();
-    constexpr bool recording = REC;
 
     if (vload(&ctl[C_DONE])) return;
     int it = (int)vload(&ctl[C_ITER]);
@@ -926,7 +977,15 @@ __device__ void search_batch(KERNEL_PARAMS) {
     Rounds rounds;
     // Recording: the block's counts of the last TALLY iterations, the batch's last iteration,
     // and the relax-log slots used (this iteration's entries take the next ones).
-    __shared__ unsigned counts[REC ? TALLY : 1][T_FIELDS];
+    __shared__ unsigned counts[recording ? TALLY : 1][T_FIELDS];
+    // Delta-stepping and bucketing: the moves between buckets of the last two iterations
+    // (add_bins), and whether the last iteration ended a phase (which counts the sizes
+    // whole). Each bucket row is the change of the sizes in its iteration; the two rows
+    // after the batch's hold the sizes now and a phase end's count.
+    __shared__ int bins[binned ? 2 : 1][binned ? BUCKET_BINS : 1];
+    bool ended = false;
+    long long* const sizes_now = binned ? s.buckets + (long long)batch * BUCKET_BINS : nullptr;
+    long long* const counted = binned ? sizes_now + BUCKET_BINS : nullptr;
     int last = 0;
     long long log_pos = 0;
     // Thread 0's copies of what it writes to the control block and a row reads, so that
@@ -935,6 +994,8 @@ __device__ void search_batch(KERNEL_PARAMS) {
     if (tid == 0) phase = (long long)vload(&ctl[C_PHASE]);
     if (recording) {
         for (int k = threadIdx.x; k < TALLY * T_FIELDS; k += blockDim.x) (&counts[0][0])[k] = 0;
+        if (binned)
+            for (int k = threadIdx.x; k < 2 * BUCKET_BINS; k += blockDim.x) (&bins[0][0])[k] = 0;
         __syncthreads();
         log_pos = (long long)vload(&ctl[C_LOGPOS]);
         if (tid == 0) {
@@ -949,6 +1010,18 @@ __device__ void search_batch(KERNEL_PARAMS) {
             add_tally(counts, b - TALLY, b, s.frames);
             __syncthreads();
         }
+        if constexpr (binned) {
+            // The last iteration's moves (its barrier is behind us) go to its row; this
+            // iteration's go to the other half, counted from this band.
+            if (b > 0)
+                add_bins(bins[(b - 1) & 1],
+                         ended ? nullptr : s.buckets + (long long)(b - 1) * BUCKET_BINS,
+                         sizes_now);
+            improved.bins = bins[b & 1];
+            improved.bin_delta = delta;
+            improved.bin_lo = lo / delta;
+        }
+        ended = false;
         const long long relaxed = count;
         entries += relaxed;
         Out o{fpar ^ 1, &ctl[C_CNT0 + it % 3], s.front[fpar ^ 1], &ctl[C_PILE0 + ppar],
@@ -966,9 +1039,8 @@ __device__ void search_batch(KERNEL_PARAMS) {
             }
             rounds.dirty &= ~(1u << next_slot);
         }
-        // Far appends are staged until half the stage is full (every iteration when the
-        // recording counts buckets, which reads the whole pile).
-        const unsigned min_fill = recording && s.buckets ? 1 : s.fcap / 2;
+        // Far appends are staged until half the stage is full.
+        const unsigned min_fill = s.fcap / 2;
 
         advance<D, CL>(s, fpar, s.front[fpar], count, hi, it, o, tid, nthreads, edges,
                        improved, log_pos);
@@ -978,6 +1050,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
 
         long long band_lo = 0, band_hi = 0;
         if (count == 0) {  // near is empty: the phase ends
+            ended = true;
             band_lo = (long long)vload(&ctl[C_BSTART]);
             band_hi = (long long)vload(&ctl[C_BAND]);
             if (s.light_heavy)
@@ -1073,19 +1146,27 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 row[F_LENTRIES] = last_entries;
                 row[F_LWASTE] = last_waste;
             }
-            if (s.buckets) {
-                // Delta-stepping and bucketing: size of each bucket ahead, from the pile and
-                // bucketing's store (the band's, bin 0, is added by the host). The pile is
-                // read whole, so the next iteration's appends wait for a barrier.
+            if (binned && ended) {
+                // Delta-stepping and bucketing: a phase end counts the size of each bucket
+                // ahead, from the pile and bucketing's store (the band's, bin 0, is added by
+                // the host; none is left once nothing is); the iterations after it add their
+                // moves. The pile is read whole, so the next iteration's appends wait for a
+                // barrier. A settled target ends the search with the band at hi (as F_LO).
                 if (done != 1) {
-                    long long* bins = s.buckets + (long long)b * BUCKET_BINS;
-                    count_buckets(s, bins, far_pile(s, ppar), lo, hi, delta, epoch + 2, tid,
-                                  nthreads);
+                    const D from = done ? hi : lo;
+                    count_buckets(s, counted, far_pile(s, ppar), from, hi, delta, epoch + 2,
+                                  tid, nthreads);
                     if constexpr (BK)
-                        count_buckets(s, bins, store_from(s, cursor), lo, hi, delta, epoch + 2,
-                                      tid, nthreads);
+                        count_buckets(s, counted, store_from(s, cursor), from, hi, delta,
+                                      epoch + 2, tid, nthreads);
                 }
                 scope_sync<CL>();
+                if (tid < BUCKET_BINS) {  // the next phase end is barriers away
+                    const long long whole = __ldcg(&counted[tid]);
+                    s.buckets[(long long)b * BUCKET_BINS + tid] = whole - __ldcg(&sizes_now[tid]);
+                    sizes_now[tid] = whole;
+                    counted[tid] = 0;
+                }
             }
             // The relax log must hold the next frontier: if not, end the batch here (every
             // thread knows both numbers) and the host makes room.
@@ -1098,6 +1179,9 @@ __device__ void search_batch(KERNEL_PARAMS) {
         tally(counts, last, edges, improved);  // a finishing phase end's passes
         __syncthreads();
         add_tally(counts, last / TALLY * TALLY, last + 1, s.frames);
+        if (binned)
+            add_bins(bins[last & 1], ended ? nullptr : s.buckets + (long long)last * BUCKET_BINS,
+                     sizes_now);
         if (tid == 0) ctl[C_LOGPOS] = (u64)log_pos;
     } else {
         add_counters(ctl, edges, improved);
@@ -1335,15 +1419,15 @@ __global__ void widen(const D* dist, long long n, long long unreachable, long lo
         out[i] = dist[i] == inf_of<D>() ? unreachable : (long long)dist[i];
 }
 
-// REC: recorded; BK: bucketing (its store and sorts are compiled only into its kernels: in
-// the others' they cost Near-Far 20 % on PACE NE, bench/NOTES.md).
-template <typename D, bool REC, bool BK>
+// REC: what is recorded (REC_*); BK: bucketing (its store and sorts are compiled only into
+// its kernels: in the others' they cost Near-Far 20 % on PACE NE, bench/NOTES.md).
+template <typename D, int REC, bool BK>
 __global__ void __launch_bounds__(256) frontier_grid(KERNEL_PARAMS) {
     search_batch<D, false, REC, BK>(KERNEL_ARGS);
 }
 
 #if CLUSTERS
-template <typename D, bool REC, bool BK>
+template <typename D, int REC, bool BK>
 __global__ void __launch_bounds__(CLUSTER_THREADS) __cluster_dims__(CLUSTER, 1, 1)
     frontier_cluster(KERNEL_PARAMS) {
     search_batch<D, true, REC, BK>(KERNEL_ARGS);
