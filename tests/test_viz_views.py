@@ -1,11 +1,13 @@
 """The dashboard's views render the state: one column per frame, readouts, cards, controls."""
 
 import asyncio
+import itertools
 import time
 
 import numpy as np
 import panel as pn
 import pytest
+from bokeh.document import Document
 
 from viz.cards import Legend, StatsCard
 from viz.charts import ChartsView, Readouts
@@ -30,6 +32,25 @@ def test_map_replaces_the_state_column_per_frame(session):
     ring = view._ring.data
     geo = session.loaded.geometry
     assert ring["outer"][0] == pytest.approx(run.readout(run.n_frames - 1)["hi"] * geo.scale)
+
+
+def test_map_ring_follows_the_band_and_is_sent_only_when_it_changes(session):
+    view = MapView(session)
+    run = session.runs[0]
+    geo = session.loaded.geometry
+    doc = Document()  # in a document, every assignment is sent, equal or not
+    doc.add_root(pn.Column(view).get_root(doc))
+    sent = []
+    doc.on_change(lambda e: sent.append(e) if getattr(e, "model", None) is view._ring else None)
+    shown = []
+    for frame in range(run.n_frames):
+        session.seek(frame)
+        outer = run.readout(frame)["hi"] * geo.scale
+        outer = 0.0 if outer > 2 * geo.extent else outer  # the last phase: no ring
+        assert view._ring.data["outer"][0] == pytest.approx(outer)
+        shown.append(view._ring.data["outer"][0])
+    changes = sum(a != b for a, b in itertools.pairwise(shown))
+    assert 0 < changes <= len(sent) <= changes + 1 < run.n_frames // 2
 
 
 def test_map_follows_a_new_graph_and_clicks(session, tmp_path):

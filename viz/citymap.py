@@ -247,9 +247,9 @@ class MapView(RunView):
         if outer > 2 * geo.extent:  # Bellman-Ford's infinite Δ, or the last phase
             inner = outer = 0.0
         src = run.result.source
-        self._ring.data = dict(
-            x=[geo.x[src]], y=[geo.y[src]], inner=[min(inner, outer)], outer=[outer]
-        )
+        ring = dict(x=[geo.x[src]], y=[geo.y[src]], inner=[min(inner, outer)], outer=[outer])
+        if ring != self._ring.data:  # it changes at phase ends; a new one costs every frame
+            self._ring.data = ring
 
     def _draw_raster(self, run, frame: int) -> None:
         if self._raster.viewport is None:
