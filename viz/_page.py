@@ -35,7 +35,7 @@ def no_delay() -> None:
 
 
 #: Page scripts that spare the renderer's main thread, the 1M-node city's limit
-#: (bench/NOTES.md, issue 19): map frames decoded on a worker, visuals read without the
+#: (bench/NOTES.md, issue 19): map frames decoded on a worker, painting with fewer reads of the
 #: computed style. Each adjusts BokehJS's private code where it finds it, else does nothing.
 PAGE_SCRIPTS = ("bitmaps.js", "visuals.js")
 
