@@ -387,16 +387,12 @@ def row_checksums(rows: np.ndarray, dist) -> np.ndarray:
     """A ``reduce`` for `many_to_many`: each row's distances folded into one ``uint64``
     (position-weighted, so a moved or changed distance shows), computed where the rows are
     (NumPy or CuPy) and returned to the host with the rows' sources."""
-    xp = np if isinstance(dist, np.ndarray) else _cupy()
+    from . import _backend
+
+    xp = _backend.array_module(dist)
     weights = xp.arange(1, dist.shape[1] + 1, dtype=xp.uint64) * xp.uint64(0x9E3779B97F4A7C15)
     sums = (dist.astype(xp.uint64) * weights[None, :]).sum(axis=1, dtype=xp.uint64)
     return np.stack([np.asarray(rows, dtype=np.uint64), _host(sums)], axis=1)
-
-
-def _cupy():
-    from . import _backend
-
-    return _backend.cupy()
 
 
 def _host(array) -> np.ndarray:
