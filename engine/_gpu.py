@@ -47,9 +47,10 @@ CLUSTER, CLUSTER_BLOCK, QUEUE_CAPACITY, STAGE_CAPACITY = 16, 512, 6144, 8192
 #: Dynamic shared memory of a cluster block (``ClusterShared`` in the kernel).
 CLUSTER_SHARED_BYTES = 16 + 2 * QUEUE_CAPACITY * 12 + 4 * STAGE_CAPACITY + 4 * 2 * CLUSTER + 12
 #: Asynchronous Near-Far: entries of each block's ring (RCAP in the kernel) and the dynamic
-#: shared memory of a block (``AsyncShared``: ring, tickets, far stage, four counters).
+#: shared memory of a block (``AsyncShared``: ring of 16-byte entries, tickets, far stage,
+#: four counters).
 RING_CAPACITY = 8192
-ASYNC_SHARED_BYTES = 16 * RING_CAPACITY + 4 * STAGE_CAPACITY + 16
+ASYNC_SHARED_BYTES = 20 * RING_CAPACITY + 4 * STAGE_CAPACITY + 16
 #: A cluster batch ends once the frontier exceeds CLUSTER_MAX entries; a grid batch ends once
 #: it falls below GRID_MIN (bench/NOTES.md has the measurements behind both).
 CLUSTER_MAX, GRID_MIN = 8192, 2048

@@ -129,7 +129,9 @@ class Counters:
     ``host_syncs`` counts the times the host read the device's state to decide whether to go
     on (once per batch); the CPU backend counts the checks the GPU would need.
     ``queue_items`` counts the near entries that ``near_far_async`` took from its rings
-    (its ``iterations`` are those of synchronous batches after a handover, usually none).
+    (its ``iterations`` are those of synchronous batches after a handover, usually none);
+    on the GPU its ``edges_relaxed`` leave out the arc from each ring entry's node back to
+    the node whose relaxation made the entry, which that kernel skips.
     ``bucket_sorts`` counts bucketing's sorts of its far nodes into buckets.
     """
 

@@ -123,6 +123,13 @@ struct Entry {
     int end;
 };
 
+// An entry on an asynchronous ring (one 16-byte store): also the node whose relaxation made
+// it, -1 for a compaction's. The arc back to that parent is never relaxed (relax_entry).
+struct __align__(16) RingEntry {
+    Entry e;
+    int parent;
+};
+
 // Dynamic shared memory of a block at cluster scope.
 struct ClusterShared {
     u64 sizes_in[2];           // mbarriers that count the part sizes arriving in pub, one
@@ -139,13 +146,13 @@ struct ClusterShared {
 // count up for the whole launch; ticket t lives in slot t % capacity (a power of two).
 #define RCAP 8192
 struct AsyncShared {
-    Entry ring[RCAP];    // near entries waiting to be relaxed
-    unsigned seq[RCAP];  // 2t: the slot is free for ticket t; 2t + 1: it holds ticket t
-    int far[FCAP];       // far-pile appends staged here, flushed at each phase end
-    unsigned head;       // tickets taken by the block's warps
-    unsigned tail;       // tickets reserved by producers
-    unsigned done;       // tickets whose entry has been relaxed
-    unsigned fn;         // appends to far (may exceed the capacity)
+    RingEntry ring[RCAP];  // near entries waiting to be relaxed
+    unsigned seq[RCAP];    // 2t: the slot is free for ticket t; 2t + 1: it holds ticket t
+    int far[FCAP];         // far-pile appends staged here, flushed at each phase end
+    unsigned head;         // tickets taken by the block's warps
+    unsigned tail;         // tickets reserved by producers
+    unsigned done;         // tickets whose entry has been relaxed
+    unsigned fn;           // appends to far (may exceed the capacity)
 };
 
 template <typename D>
@@ -392,7 +399,7 @@ __device__ __forceinline__ unsigned vload32(const unsigned* p) {
 // most that groups racing past it can reserve, so tail - done never exceeds cap. Entries are
 // relaxed out of ticket order, so a producer still waits until the entry of ticket t - cap
 // has been read; that ticket is taken already (done > t - cap), so the wait is short.
-__device__ __forceinline__ bool ring_push(AsyncShared* r, Entry e, unsigned cap) {
+__device__ __forceinline__ bool ring_push(AsyncShared* r, RingEntry e, unsigned cap) {
     cg::coalesced_group g = cg::coalesced_threads();
     unsigned first = 0;
     if (g.thread_rank() == 0 &&
@@ -409,12 +416,13 @@ __device__ __forceinline__ bool ring_push(AsyncShared* r, Entry e, unsigned cap)
     return true;
 }
 
-// The next frontier gets e: in the block's shared-memory part (CL), on its ring (ASYNC), or
-// in the global list when those are full.
+// The next frontier gets e: in the block's shared-memory part (CL), on its ring (ASYNC, with
+// the node whose relaxation made it), or in the global list when those are full.
 template <typename D, bool CL, bool ASYNC = false>
-__device__ __forceinline__ void push_near(const Search<D>& s, const Out& o, Entry e) {
+__device__ __forceinline__ void push_near(const Search<D>& s, const Out& o, Entry e,
+                                          int parent = -1) {
     if constexpr (ASYNC) {
-        if (ring_push(s.ring, e, s.qcap)) return;
+        if (ring_push(s.ring, RingEntry{e, parent}, s.qcap)) return;
     } else if constexpr (CL) {
         if (append(&s.sh->qn[o.np], s.sh->q[o.np], e, s.qcap)) return;
     }
@@ -567,17 +575,20 @@ __device__ __forceinline__ void move_bins(const Gains& g, D old, D nd, D hi) {
     if (is) atomicAdd(&g.bins[to], 1);
 }
 
-// Relax arc k of a node at distance du; route an improved head to the next frontier or to
-// the far pile.
+// Relax arc k of node u at distance du; route an improved head to the next frontier or to
+// the far pile. On an asynchronous ring the arc back to the entry's parent is skipped
+// (false): relax_entry says why it cannot improve.
 template <typename D, bool CL, bool ASYNC = false>
-__device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D hi, int it,
-                                      const Out& o, Gains& improved) {
+__device__ __forceinline__ bool relax(const Search<D>& s, long long k, D du, D hi, int it,
+                                      const Out& o, Gains& improved, int u = -1,
+                                      int parent = -1) {
     const int4 a = __ldg(reinterpret_cast<const int4*>(&s.arcs[k]));  // head, weight, range
     const int v = a.x;
+    if (ASYNC && v == parent) return false;
     // Never wraps: graph.distance_dtype picks D from the largest d(u) + w a search can form.
     const D nd = (D)(du + (D)(unsigned)a.y);
     D old = atomicMin(&s.dist[v], nd);
-    if (nd >= old) return;
+    if (nd >= old) return true;
     ++improved.all;
     if (old < hi) ++improved.again;
     if (s.reached_at && old == inf_of<D>()) s.reached_at[v] = it;
@@ -589,19 +600,26 @@ __device__ __forceinline__ void relax(const Search<D>& s, long long k, D du, D h
         // their second pass improves nothing. Each entry is one improving relaxation, so
         // a frontier never exceeds the arc count.
         prefetch_arcs(s, a.z, a.w);
-        push_near<D, CL, ASYNC>(s, o, Entry{v, a.z, a.w});
+        push_near<D, CL, ASYNC>(s, o, Entry{v, a.z, a.w}, u);
         enter_band(s, v, it);
     } else {
         push_far<D, CL, ASYNC>(s, o, v);
     }
+    return true;
 }
 
 // Relax the arcs of entry e that fall to `lane` of the 2^lanes_log2 threads sharing it. When
 // recording, `logged_at` is the entry's relax-log slot: its node, or -1 when it has no arc.
+// The arc back to `parent`, the node whose relaxation made the entry (asynchronous rings
+// only), is not relaxed: while e's node keeps the distance that relaxation gave it, going
+// back costs at least the parent's distance then, never below the parent's now (no weight
+// is negative); the entry of the node's last improvement sees its final distance, and skips
+// only an arc that is useless for that reason.
 template <typename D, bool CL, bool ASYNC = false>
 __device__ __forceinline__ void relax_entry(const Search<D>& s, const Entry& e, int lane, D hi,
                                             int it, const Out& o, unsigned& edges,
-                                            Gains& improved, long long logged_at = -1) {
+                                            Gains& improved, long long logged_at = -1,
+                                            int parent = -1) {
     if (lane == 0) {
         edges += (unsigned)max(e.end - e.start, 0);
         // The host keeps room for a whole frontier (search_batch).
@@ -613,7 +631,7 @@ __device__ __forceinline__ void relax_entry(const Search<D>& s, const Entry& e, 
     if (e.start + lane >= e.end) return;
     const D du = __ldcg(&s.dist[e.v]);
     for (int k = e.start + lane; k < e.end; k += 1 << s.lanes_log2)
-        relax<D, CL, ASYNC>(s, k, du, hi, it, o, improved);
+        edges -= !relax<D, CL, ASYNC>(s, k, du, hi, it, o, improved, e.v, parent);
 }
 
 // Relax the arcs of the `count` entries of frontier p: 2^lanes_log2 threads share each
@@ -1251,13 +1269,14 @@ __device__ void drain(const Search<D>& s, D hi, const Out& o, unsigned& edges,
             while (vload32(&r->seq[slot]) != 2 * ticket + 1) {
             }  // reserved: its producer is storing it
             __threadfence_block();
-            const Entry e = r->ring[slot];
+            const RingEntry e = r->ring[slot];
             __syncwarp(group_mask);  // every lane of the group has read e
             if (sub == 0) {
                 __threadfence_block();  // read before the slot is given back
                 *(volatile unsigned*)&r->seq[slot] = 2 * (ticket + s.qcap);
             }
-            relax_entry<D, true, true>(s, e, (int)sub, hi, 0, o, edges, improved);
+            relax_entry<D, true, true>(s, e.e, (int)sub, hi, 0, o, edges, improved, -1,
+                                       e.parent);
         }
         __syncwarp();
         __threadfence_block();  // this warp's pushes before its entries count as done
