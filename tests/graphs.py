@@ -59,6 +59,13 @@ def grid_graph(rows: int, cols: int, seed: int = 0):
     return from_arcs(rows * cols, tails, heads, w, name=f"grid {rows}x{cols}")
 
 
+def path_graph(n: int, weight: int):
+    """Nodes 0 - 1 - ... - n-1, both ways, every arc of the same weight."""
+    tails = np.r_[np.arange(n - 1), np.arange(1, n)]
+    heads = np.r_[np.arange(1, n), np.arange(n - 1)]
+    return from_arcs(n, tails, heads, np.full(tails.size, weight), name=f"path {n}")
+
+
 def heap_dijkstra(graph, source: int) -> np.ndarray:
     """A plain binary-heap Dijkstra, independent of SciPy."""
     dist = np.full(graph.n_nodes, UNREACHABLE, dtype=np.int64)

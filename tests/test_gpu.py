@@ -9,7 +9,7 @@ from engine import _gpu, sssp
 from engine.methods import METHODS, RunSpec
 from engine.search import AUTO_GPU_MIN_NODES
 
-from .graphs import grid_graph, random_graph
+from .graphs import grid_graph, path_graph, random_graph
 
 pytestmark = pytest.mark.gpu
 
@@ -143,19 +143,12 @@ def test_near_far_async_hands_over_when_a_ring_fills(capacity, delta):
     assert counters.host_syncs > -(-counters.iterations // 16)
 
 
-def _path(n, weight):
-    """Nodes 0 - 1 - ... - n-1, both ways, every arc of the same weight."""
-    tails = np.r_[np.arange(n - 1), np.arange(1, n)]
-    heads = np.r_[np.arange(1, n), np.arange(n - 1)]
-    return engine.from_arcs(n, tails, heads, np.full(tails.size, weight))
-
-
 @needs_clusters
 def test_near_far_async_skips_the_arc_back_to_the_parent():
     # One band: each node is improved once, by the node before it, and its ring entry relaxes
     # only the arc onward; the synchronous kernel relaxes both ways.
     n = 100
-    g = _path(n, 3)
+    g = path_graph(n, 3)
     r = sssp(g, 0, method="near_far_async", backend="gpu", delta=10**6)
     assert r.distances.tolist() == list(range(0, 3 * n, 3))
     assert r.counters.edges_relaxed == n - 1
@@ -167,7 +160,7 @@ def test_near_far_async_entries_from_the_far_pile_relax_every_arc():
     # Arcs of 1,000 with a Delta of 10: each node is its own band, reached from the far pile,
     # whose entries have no parent: every arc is relaxed.
     n = 30
-    g = _path(n, 1000)
+    g = path_graph(n, 1000)
     r = sssp(g, 0, method="near_far_async", backend="gpu", delta=10)
     c = r.counters
     assert r.distances.tolist() == list(range(0, 1000 * n, 1000))
