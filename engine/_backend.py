@@ -75,12 +75,13 @@ def array_module(array) -> ModuleType:
     return np if isinstance(array, np.ndarray) else cupy()
 
 
-def pinned_empty(size: int, dtype) -> np.ndarray:
+def pinned_empty(shape: int | tuple[int, ...], dtype) -> np.ndarray:
     """Return an uninitialised NumPy array in page-locked host memory (CuPy's pinned pool):
-    copies from the GPU into it run ≈ 3× faster than into ordinary memory."""
+    copies from the GPU into it run ≈ 3× faster than into ordinary memory, and may run behind
+    other work on the GPU (``get(out=..., blocking=False)``)."""
     import cupyx
 
-    return cupyx.empty_pinned(size, dtype=dtype)
+    return cupyx.empty_pinned(shape, dtype=dtype)
 
 
 def free_gpu_memory() -> int:

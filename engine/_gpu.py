@@ -36,6 +36,8 @@ KERNEL_FILE = "frontier.cu"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}
 _PROBES = {"grid": "sync_probe", "cluster": "cluster_sync_probe"}
 BLOCK = 256
+#: Threads that sum one column of bucket rows (kernel sum_bins's SUM_RUNS).
+SUM_RUNS = 32
 #: What a search kernel records (REC_* in the kernel): nothing; the node stamps, frame rows
 #: and relax log; those and the sizes of the buckets ahead (Δ-stepping and bucketing).
 REC_NONE, REC_FRAMES, REC_BUCKETS = 0, 1, 2
@@ -201,7 +203,7 @@ def _module():
     if "cluster" in scopes:
         names += [_name("async", t) for t in _TYPES]
     names += [_name_of(k, t) for k in ELEMENTWISE for t in _TYPES]
-    names += ["stamp_nodes"]
+    names += ["stamp_nodes", "sum_bins"]
     return _backend.kernel_module(KERNEL_FILE, (*names, *(_PROBES[s] for s in scopes)))
 
 
@@ -403,17 +405,19 @@ def run(
             (*args, np.int64(below), np.int64(above), *sizes),
             shared_mem=shared,
         )
+        if recorder is not None:  # the rows come with the batch's synchronisation
+            rows = frames.get(out=_backend.pinned_empty(frames.shape, np.int64), blocking=False)
         state = ctl_dev.get()  # the one host synchronisation of this batch
         host_syncs += 1
         iterations = int(state[C_ITER])
         size = _frontier_size(state)
         if recorder is not None:
             k = iterations - done_iter
-            bins = buckets[:k].copy() if buckets is not None else None  # kept on the GPU
-            recorder.batches.append((frames[:k].get(), bins))
-            frames.fill(0)  # the blocks add each iteration's counts to its row
-            if buckets is not None:
-                buckets[:k].fill(0)
+            recorder.take_batch(rows[:k], buckets, k)
+            if not state[C_DONE]:  # the blocks add each iteration's counts to its row
+                frames.fill(0)
+                if buckets is not None:
+                    buckets[:k].fill(0)
             if on_batch is not None:  # a stream sees each batch's node states
                 recorder.record(relax_log, state)
                 on_batch()
@@ -448,25 +452,41 @@ def run(
 class _Recorder:
     """A recorded search's batches on their way into its `Recording`: each batch's raw frame
     rows wait here until the node stamps are copied (at the end, or after each batch of a
-    stream), since the rows' node counts come from the stamps."""
+    stream), since the rows' node counts come from the stamps.
+
+    Each batch's rows and bucket sizes are copied into page-locked memory behind the work
+    that makes them, and read after the next synchronisation: a recording waits for the GPU
+    once a batch and once when its rows are finished. On a small city (Porto Alegre, a
+    millisecond a search) the host's steps were a third of what recording cost
+    (bench/NOTES.md)."""
 
     def __init__(self, rec, reached_at, near_at, ends, *, pile_cap: int):
         self.rec, self.reached_at, self.near_at, self.ends = rec, reached_at, near_at, ends
         self.pile_cap = pile_cap
         self.carry = RowCarry()
-        #: (raw rows, bucket rows on the GPU) of each batch not recorded yet
-        self.batches: list[tuple[np.ndarray, object]] = []
+        #: the sizes of the buckets ahead after the last batch (Δ-stepping, bucketing)
+        self.sizes = None
+        #: (raw rows, bucket sizes) of each batch not recorded yet, both on the host
+        self.batches: list[tuple[np.ndarray, np.ndarray | None]] = []
+
+    def take_batch(self, rows: np.ndarray, buckets, k: int) -> None:
+        """Keep a batch's ``k`` raw rows (on their way to the host) and turn its bucket rows,
+        changes of the sizes, into the sizes (kernel ``sum_bins``), copied behind them."""
+        bins = None
+        if buckets is not None:
+            if self.sizes is None:
+                self.sizes = _backend.cupy().zeros(BUCKET_BINS, dtype=np.int64)
+            sum_bins(buckets, k, self.sizes)
+            bins = buckets[:k].get(
+                out=_backend.pinned_empty((k, BUCKET_BINS), np.int64), blocking=False
+            )
+        self.batches.append((rows, bins))
 
     def record(self, relax_log, state: np.ndarray) -> None:
-        """Derive the settled stamps, count the stamps, finish the waiting rows and copy the
-        stamps and the relax log's slots into the recording."""
+        """Derive the settled stamps, count the stamps, copy them and the relax log's slots
+        into the recording and finish the waiting rows."""
         cp = _backend.cupy()
         rec, n = self.rec, self.near_at.size
-        # The waiting batches' rows as one table: they follow each other, so the next
-        # frontier of each is the first frontier of the next.
-        raw = np.concatenate([rows for rows, _ in self.batches])
-        bins = None if self.batches[0][1] is None else cp.concatenate([b for _, b in self.batches])
-        self.batches.clear()
         # The phases ended so far; the last end does not raise the phase counter.
         ended = int(state[C_PHASE]) - 1 + bool(state[C_DONE])
         stamps = cp.empty((3, n), dtype=np.int32)  # reached, near and settled
@@ -475,17 +495,28 @@ class _Recorder:
         args = (self.reached_at, self.near_at, np.int64(n), self.ends, np.int32(ended), stamps)
         _launch_over("stamp_nodes", n, (*args, counts, np.int32(width)))
         # Straight into the recording's block (page-locked, `search.sssp` made it so).
-        stamps.get(out=rec.stamps)
+        stamps.get(out=rec.stamps, blocking=False)
+        counts = counts.get(out=_backend.pinned_empty(counts.shape, np.int64), blocking=False)
+        used = int(state[C_LOGPOS])
+        slots = relax_log[:used].get(out=_backend.pinned_empty(used, np.int32), blocking=False)
+        cp.cuda.get_current_stream().synchronize()
+        # The waiting batches' rows as one table: they follow each other, so the next
+        # frontier of each is the first frontier of the next.
+        batches, self.batches = self.batches, []
+        raw = batches[0][0] if len(batches) == 1 else np.concatenate([r for r, _ in batches])
+        bins = None if batches[0][1] is None else [b for _, b in batches]
         # the nodes reached, near and settled by each iteration
-        counts = np.cumsum(counts.get(), axis=1)
+        np.cumsum(counts, axis=1, out=counts)
         done, left = int(state[C_DONE]), _frontier_size(state)
         rows = finish_rows(raw, self.carry, done=done, next_frontier=left, counts=counts,
                            pile_cap=self.pile_cap, buckets=bins)  # fmt: skip
-        if bins is not None:
-            bins = bins.get(out=_backend.pinned_empty(bins.size, np.int64).reshape(bins.shape))
-        rec.append(rows, bins)
-        used = int(state[C_LOGPOS])
-        rec.take_relax_slots(relax_log[:used].get(out=_backend.pinned_empty(used, np.int32)))
+        if bins is None:
+            rec.append(rows)
+        else:  # each batch's rows with its bucket sizes
+            cuts = np.cumsum([len(b) for b in bins])[:-1]
+            for part, sizes in zip(np.split(rows, cuts), bins, strict=True):
+                rec.append(part, sizes)
+        rec.take_relax_slots(slots)
 
 
 def _frontier_size(state: np.ndarray) -> int:
@@ -501,6 +532,12 @@ def _arg(array):
 def _launch_elementwise(kernel: str, dtype: np.dtype, n: int, args: tuple) -> None:
     """Launch the grid-stride kernel ``kernel<D>`` over ``n`` nodes."""
     _launch_over(_name_of(kernel, dtype), n, args)
+
+
+def sum_bins(table, rows: int, sizes) -> None:
+    """Turn the first ``rows`` rows of ``table`` (CuPy, ``BUCKET_BINS`` columns), changes of
+    the bucket sizes, into the sizes from ``sizes``, which then get the last row's."""
+    _function("sum_bins")((BUCKET_BINS // 32,), (32, SUM_RUNS), (table, np.int64(rows), sizes))
 
 
 def _launch_over(name: str, n: int, args: tuple) -> None:

@@ -9,7 +9,8 @@ read running totals cost a recorded Near-Far on PACE NE more than the search its
 `engine.recording.FRAME_FIELDS`; the node counts come from the node stamps, and the far
 pile's size from the improving relaxations that made no frontier entry. Δ-stepping's and
 bucketing's bucket rows are changes of the sizes: at a phase end from a count of the pile,
-between phase ends from the moves of improved nodes from bucket to bucket (``move_bins``).
+between phase ends from the moves of improved nodes from bucket to bucket (``move_bins``);
+the GPU adds them up (kernel ``sum_bins``) and the band's bucket is added here.
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ import dataclasses
 
 import numpy as np
 
-from . import _backend
 from .recording import FRAME_FIELDS
 
 #: What an iteration adds, after its row's own numbers (T_* in the kernel).
 TALLY_FIELDS = ("edges", "improving", "kept", "logged")
 ROW_FIELDS = len(FRAME_FIELDS) + len(TALLY_FIELDS)
 _F = {name: k for k, name in enumerate(FRAME_FIELDS)}
-_T = {name: len(FRAME_FIELDS) + k for k, name in enumerate(TALLY_FIELDS)}
+_T = {name: k for k, name in enumerate(TALLY_FIELDS)}
 
 
 @dataclasses.dataclass
@@ -38,7 +38,6 @@ class RowCarry:
     logged: int = 0
     pile: int = 0
     phase: int = 1
-    bins: object = None  # the bucket sizes ahead after the last row (NumPy or CuPy)
 
 
 def finish_rows(
@@ -49,7 +48,7 @@ def finish_rows(
     next_frontier: int,
     counts: np.ndarray,
     pile_cap: int,
-    buckets: np.ndarray | None = None,
+    buckets: list[np.ndarray] | None = None,
 ) -> np.ndarray:
     """The frame rows of one or more batches in a row from the kernel's ``raw`` rows
     (``ROW_FIELDS`` columns).
@@ -70,11 +69,12 @@ def finish_rows(
         iteration, counted from the node stamps.
     pile_cap : int
         The far pile's capacity (a row shows at most that many entries, as it holds).
-    buckets : numpy.ndarray or cupy.ndarray, optional
-        Δ-stepping and bucketing: the batches' bucket rows, each the change of the sizes of
-        the buckets ahead in its iteration, replaced here by the sizes (the band's, bin 0,
-        added). On the GPU they are added up there: a million numbers on the host took
-        longer than the search (PACE NE).
+    buckets : list of numpy.ndarray, optional
+        Δ-stepping and bucketing: each batch's rows, one per iteration, of the sizes of the
+        buckets ahead of the band; the band's size (in bin 0) is added here, in place. Kept
+        apart, in the page-locked memory they were copied into: joined in fresh memory they
+        cost a recorded Δ-stepping search on Porto Alegre ≈ 0.1–0.2 ms more
+        (bench/NOTES.md).
 
     Returns
     -------
@@ -84,44 +84,46 @@ def finish_rows(
     rows = raw[:, : len(FRAME_FIELDS)].copy()
     if len(rows) == 0:
         return rows
-    index = np.arange(len(rows))
-
-    def running(name: str, start: int) -> np.ndarray:
-        return start + np.cumsum(raw[:, _T[name]])
-
+    # The running totals of what each iteration added.
+    tally = raw[:, len(FRAME_FIELDS) :]
+    totals = np.cumsum(tally, axis=0)
+    starts = {"edges": carry.edges, "improving": carry.improving, "logged": carry.logged}
+    totals += [starts.get(name, 0) for name in TALLY_FIELDS]
     # Each improving relaxation appends its node to the next frontier or to the far pile.
     # After a phase end that goes on (it raises the phase counter; the search's last phase
     # end does not), the pile is what its compaction kept.
-    far = raw[:, _T["improving"]] - np.append(rows[1:, _F["frontier"]], next_frontier)
-    restart = np.diff(rows[:, _F["phase"]], prepend=carry.phase) > 0
+    next_frontiers = np.empty(len(rows), dtype=np.int64)
+    next_frontiers[:-1] = rows[1:, _F["frontier"]]
+    next_frontiers[-1] = next_frontier
+    far = tally[:, _T["improving"]] - next_frontiers
+    phase = rows[:, _F["phase"]]
+    restart = np.empty(len(rows), dtype=bool)
+    restart[0] = phase[0] > carry.phase
+    np.greater(phase[1:], phase[:-1], out=restart[1:])
     added = np.cumsum(np.where(restart, 0, far))
-    last = np.maximum.accumulate(np.where(restart, index, -1))
-    kept = raw[:, _T["kept"]] - added
-    pile = np.where(last >= 0, kept[np.maximum(last, 0)], carry.pile) + added
+    last = np.maximum.accumulate(np.where(restart, np.arange(len(rows)), -1))
+    kept = tally[:, _T["kept"]] - added
+    pile = np.where(last >= 0, kept[last], carry.pile) + added  # -1: no restart yet
     reached, neared, settled = counts[:, rows[:, _F["iteration"]]]
-    columns = {
-        "edges_relaxed": running("edges", carry.edges),
-        "improving": running("improving", carry.improving),
-        "reached": reached,
-        "neared": neared,
-        "settled": settled,
-        "relaxed_entries": running("logged", carry.logged),
-    }
-    for name, values in columns.items():
+    for name, values in (
+        ("edges_relaxed", totals[:, _T["edges"]]),
+        ("improving", totals[:, _T["improving"]]),
+        ("reached", reached),
+        ("neared", neared),
+        ("settled", settled),
+        ("relaxed_entries", totals[:, _T["logged"]]),
+    ):
         rows[:, _F[name]] = values
     band = neared - settled
     rows[:, _F["far_pile"]] += np.minimum(pile, pile_cap)  # after bucketing's store
     if done == 1:  # nothing is far or near any more
         rows[-1, _F["far_pile"]] = 0
         band[-1] = 0
-    if buckets is not None:
-        xp = _backend.array_module(buckets)
-        buckets[:] = xp.cumsum(buckets, axis=0)
-        if carry.bins is not None:
-            buckets += carry.bins
-        carry.bins = buckets[-1].copy()
-        buckets[:, 0] += xp.asarray(band)
-    carry.edges, carry.improving = int(columns["edges_relaxed"][-1]), int(columns["improving"][-1])
-    carry.logged, carry.pile = int(columns["relaxed_entries"][-1]), int(pile[-1])
-    carry.phase = int(rows[-1, _F["phase"]])
+    start = 0
+    for part in buckets or ():
+        part[:, 0] += band[start : start + len(part)]
+        start += len(part)
+    carry.edges, carry.improving = int(totals[-1, _T["edges"]]), int(totals[-1, _T["improving"]])
+    carry.logged = int(totals[-1, _T["logged"]])
+    carry.pile, carry.phase = int(pile[-1]), int(phase[-1])
     return rows

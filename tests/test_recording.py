@@ -154,25 +154,50 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     iterations = np.arange(len(frames))
     stamps = (rec.reached_at, rec.near_at, rec.settled_at)
     counts = np.array([[np.sum((s >= 0) & (s <= k)) for k in iterations] for s in stamps])
-    # Bucket rows as the kernel writes them: how the sizes ahead of the band changed.
+    # Bucket rows as the GPU sums them (kernel sum_bins): the sizes ahead of the band.
     bins = None
     if rec.buckets is not None:
-        ahead = rec.buckets.copy()
-        ahead[:, 0] -= col["neared"] - col["settled"]  # the band's: the host adds it
-        bins = np.diff(ahead, axis=0)
+        bins = rec.buckets[1:].copy()
+        bins[:, 0] -= (col["neared"] - col["settled"])[1:]  # the band's: finish_rows adds it
     carry, rows, sizes = RowCarry(), [], []
     cuts = sorted({0, 1, 6, 7, 20, *range(40, len(raw), 33), len(raw)})
     for a, b in itertools.pairwise(cuts):
         done = (1 if target is None else 2) if b == len(raw) else 0
         left = col["frontier"][b + 1] if b < len(raw) else 0
-        batch_bins = None if bins is None else bins[a:b].copy()
+        # a batch's bucket rows in two parts, as several batches come to one finish_rows
+        mid = (a + b) // 2
+        parts = None if bins is None else [bins[a:mid].copy(), bins[mid:b].copy()]
         batch = finish_rows(raw[a:b], carry, done=done, next_frontier=left, counts=counts,
-                            pile_cap=10**9, buckets=batch_bins)  # fmt: skip
+                            pile_cap=10**9, buckets=parts)  # fmt: skip
         rows.append(batch)
-        sizes.append(batch_bins)
+        sizes += parts or []
     expected = frames[1:].copy()
     expected[:, FRAME_FIELDS.index("improving")] = np.cumsum(improving)
     np.testing.assert_array_equal(np.concatenate(rows), expected)
     if bins is not None:
         np.testing.assert_array_equal(np.concatenate(sizes), rec.buckets[1:])
     assert carry.edges == col["edges_relaxed"][-1]
+
+
+@pytest.mark.gpu
+def test_gpu_sums_bucket_rows_batch_after_batch():
+    # Kernel sum_bins: each batch's bucket rows (changes of the sizes) become the sizes, in
+    # place, from the sizes the batch before left; runs of rows cross a block's 32 threads per
+    # column whatever the number of rows, and rows after the batch's are left alone.
+    import cupy as cp
+
+    from engine import _gpu
+    from engine.recording import BUCKET_BINS
+
+    rng = np.random.default_rng(11)
+    changes = [rng.integers(-50, 50, (k, BUCKET_BINS)) for k in (1, 5, 31, 32, 33, 1000, 3654)]
+    sizes = cp.zeros(BUCKET_BINS, dtype=np.int64)
+    before = np.zeros(BUCKET_BINS, dtype=np.int64)
+    for batch in changes:
+        table = cp.asarray(np.vstack([batch, np.full((2, BUCKET_BINS), 7)]))
+        _gpu.sum_bins(table, len(batch), sizes)
+        expected = before + np.cumsum(batch, axis=0)
+        np.testing.assert_array_equal(table[: len(batch)].get(), expected)
+        assert (table[len(batch) :] == 7).all()
+        np.testing.assert_array_equal(sizes.get(), expected[-1])
+        before = expected[-1]

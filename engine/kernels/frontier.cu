@@ -1430,6 +1430,33 @@ extern "C" __global__ void stamp_nodes(const int* reached_at, const int* near_at
     }
 }
 
+// Recording, Delta-stepping and bucketing: a batch's bucket rows, each the change of the
+// sizes of the buckets ahead in its iteration, become the sizes, in place: running sums down
+// the `rows` rows of a rows x BUCKET_BINS table from `sizes` (the sizes before the first
+// row), which then get the sizes after the last row.
+// Launched as BUCKET_BINS / 32 blocks of 32 x SUM_RUNS threads: a block's 32 columns each
+// have SUM_RUNS threads that sum one run of rows, the runs' sums are added up in shared
+// memory, and each run is summed again from its start (one thread per column would wait on
+// a column's loads one after another: 3,654 rows on PACE NE).
+#define SUM_RUNS 32
+extern "C" __global__ void sum_bins(long long* table, long long rows, long long* sizes) {
+    __shared__ long long runs[SUM_RUNS][32];
+    const int col = blockIdx.x * 32 + threadIdx.x;
+    const long long len = (rows + SUM_RUNS - 1) / SUM_RUNS;
+    const long long first = threadIdx.y * len, end = min(first + len, rows);
+    long long sum = sizes[col];  // read before the last run's thread writes it
+    long long own = 0;
+    for (long long r = first; r < end; ++r) own += table[r * BUCKET_BINS + col];
+    runs[threadIdx.y][threadIdx.x] = own;
+    __syncthreads();
+    for (int k = 0; k < (int)threadIdx.y; ++k) sum += runs[k][threadIdx.x];
+    for (long long r = first; r < end; ++r) {
+        sum += table[r * BUCKET_BINS + col];
+        table[r * BUCKET_BINS + col] = sum;
+    }
+    if (threadIdx.y == SUM_RUNS - 1) sizes[col] = sum;  // every run before it added
+}
+
 // The distances as int64, `unreachable` where no path reached the node.
 template <typename D>
 __global__ void widen(const D* dist, long long n, long long unreachable, long long* out) {
