@@ -761,13 +761,23 @@ __device__ __forceinline__ int next_band(const Search<D>& s, D hi, D delta, D pm
     return 0;
 }
 
+// Recording Delta-stepping and bucketing, at a phase end: the bucket ahead of the band
+// [lo, lo + delta) of a distance beyond it, the last bin counting every bucket beyond.
+template <typename D>
+__device__ __forceinline__ int bucket_ahead(D d, D lo, D delta) {
+    const long long off = (long long)(d / delta) - (long long)(lo / delta);
+    return (int)min(off, (long long)BUCKET_BINS - 1);
+}
+
 // Phase end, second pass: the far pile's nodes of the new band go to the next frontier, the
 // others to the other pile; settled entries and duplicates (marked `epoch`) are dropped.
 // Thread k0 of nthreads takes candidates k0, k0 + nthreads, ...
+// A recorded Delta-stepping search counts the nodes kept into `bins` by their bucket ahead
+// of the new band [new_lo, new_hi): they are the pile of its next phase, whole.
 template <typename D, bool CL, bool ASYNC = false>
 __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int ppar, D hi,
                         D new_hi, int epoch, int it, long long k0, long long nthreads,
-                        Gains& g) {
+                        Gains& g, long long* bins = nullptr, D new_lo = 0, D delta = 1) {
     int* other = s.pile[ppar ^ 1];
     u64* other_count = &s.ctl[C_PILE0 + (ppar ^ 1)];
     unsigned stale = 0, dups = 0;
@@ -784,6 +794,7 @@ __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int 
         } else {
             append(other_count, other, v);
             if (s.frames) ++g.kept;
+            if (bins) atomicAdd((u64*)&bins[bucket_ahead(d, new_lo, delta)], 1ull);
         }
     }
     warp_add(&s.ctl[C_STALE], stale);
@@ -913,9 +924,7 @@ __device__ void count_buckets(const Search<D>& s, long long* bins, const Pile& p
         const D d = __ldcg(&s.dist[v]);
         if (d < hi || d == inf_of<D>()) continue;
         if (atomicExch(&s.mark[v], epoch) == epoch) continue;
-        long long off = (long long)(d / delta) - (long long)(lo / delta);
-        if (off > BUCKET_BINS - 1) off = BUCKET_BINS - 1;
-        atomicAdd((u64*)&bins[off], 1ull);
+        atomicAdd((u64*)&bins[bucket_ahead(d, lo, delta)], 1ull);
     }
 }
 
@@ -1118,8 +1127,9 @@ __device__ void search_batch(KERNEL_PARAMS) {
             done = next_band(s, hi, next, pmin, new_lo, new_hi);
             if (!done) {
                 delta = next;
+                // Recorded Delta-stepping counts the pile it keeps (see below).
                 compact<D, CL>(s, o, pile, ppar, hi, new_hi, epoch + 1, it, tid, nthreads,
-                               improved);
+                               improved, binned && !BK ? counted : nullptr, new_lo, next);
                 if (stored && stored_lo < new_hi) {  // it is this band's
                     compact<D, CL>(s, o, store_from(s, segment, segment + 1), ppar, hi,
                                    new_hi, epoch + 1, it, tid, nthreads, improved);
@@ -1166,19 +1176,21 @@ __device__ void search_batch(KERNEL_PARAMS) {
             }
             if (binned && ended) {
                 // Delta-stepping and bucketing: a phase end counts the size of each bucket
-                // ahead, from the pile and bucketing's store (the band's, bin 0, is added by
-                // the host; none is left once nothing is); the iterations after it add their
-                // moves. The pile is read whole, so the next iteration's appends wait for a
-                // barrier. A settled target ends the search with the band at hi (as F_LO).
-                if (done != 1) {
+                // ahead (the band's, bin 0, is added by the host; none is left once nothing
+                // is); the iterations after it add their moves. Delta-stepping's compaction
+                // counted the pile it kept, and the exchange's barrier is behind it. Else the
+                // pile and bucketing's store are read whole, so the next iteration's appends
+                // wait for a barrier. A settled target ends the search with the band at hi
+                // (as F_LO), its pile not compacted.
+                if (done == 2 || (BK && done == 0)) {
                     const D from = done ? hi : lo;
                     count_buckets(s, counted, far_pile(s, ppar), from, hi, delta, epoch + 2,
                                   tid, nthreads);
                     if constexpr (BK)
                         count_buckets(s, counted, store_from(s, cursor), from, hi, delta,
                                       epoch + 2, tid, nthreads);
+                    scope_sync<CL>();
                 }
-                scope_sync<CL>();
                 if (tid < BUCKET_BINS) {  // the next phase end is barriers away
                     const long long whole = __ldcg(&counted[tid]);
                     s.buckets[(long long)b * BUCKET_BINS + tid] = whole - __ldcg(&sizes_now[tid]);
