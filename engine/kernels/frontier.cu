@@ -553,12 +553,13 @@ __device__ __forceinline__ void enter_band(const Search<D>& s, int v, int it) {
         append(&s.ctl[C_BAND], s.band, v);
 }
 
-// Recording Delta-stepping and bucketing: the bucket ahead of the band of a distance at or
-// beyond hi, as count_buckets numbers them.
+// Recording Delta-stepping and bucketing: the bucket ahead of a band whose first bucket is
+// `first` (its lo / delta) of a distance at or beyond the band's end, the last bin counting
+// every bucket beyond. Phase ends count the buckets with it (compact, count_buckets), and
+// the moves between phase ends follow it (move_bins).
 template <typename D>
-__device__ __forceinline__ int bin_of(const Gains& g, D d) {
-    const long long off = (long long)(d / (D)g.bin_delta) - (long long)g.bin_lo;
-    return (int)min(off, (long long)BUCKET_BINS - 1);
+__device__ __forceinline__ int bucket_ahead(D d, long long first, D delta) {
+    return (int)min((long long)(d / delta) - first, (long long)BUCKET_BINS - 1);
 }
 
 // Recording Delta-stepping and bucketing: a node improved from `old` to `nd` leaves the
@@ -569,7 +570,10 @@ __device__ __forceinline__ int bin_of(const Gains& g, D d) {
 template <typename D>
 __device__ __forceinline__ void move_bins(const Gains& g, D old, D nd, D hi) {
     const bool was = old >= hi && old != inf_of<D>(), is = nd >= hi;
-    const int from = was ? bin_of(g, old) : -1, to = is ? bin_of(g, nd) : -1;
+    const long long first = (long long)g.bin_lo;
+    const D delta = (D)g.bin_delta;
+    const int from = was ? bucket_ahead(old, first, delta) : -1;
+    const int to = is ? bucket_ahead(nd, first, delta) : -1;
     if (from == to) return;  // most improvements stay in their bucket
     if (was) atomicSub(&g.bins[from], 1);
     if (is) atomicAdd(&g.bins[to], 1);
@@ -761,23 +765,16 @@ __device__ __forceinline__ int next_band(const Search<D>& s, D hi, D delta, D pm
     return 0;
 }
 
-// Recording Delta-stepping and bucketing, at a phase end: the bucket ahead of the band
-// [lo, lo + delta) of a distance beyond it, the last bin counting every bucket beyond.
-template <typename D>
-__device__ __forceinline__ int bucket_ahead(D d, D lo, D delta) {
-    const long long off = (long long)(d / delta) - (long long)(lo / delta);
-    return (int)min(off, (long long)BUCKET_BINS - 1);
-}
-
 // Phase end, second pass: the far pile's nodes of the new band go to the next frontier, the
 // others to the other pile; settled entries and duplicates (marked `epoch`) are dropped.
 // Thread k0 of nthreads takes candidates k0, k0 + nthreads, ...
 // A recorded Delta-stepping search counts the nodes kept into `bins` by their bucket ahead
-// of the new band [new_lo, new_hi): they are the pile of its next phase, whole.
+// of the new band, whose first bucket is `first`: they are the pile of its next phase, whole.
 template <typename D, bool CL, bool ASYNC = false>
 __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int ppar, D hi,
                         D new_hi, int epoch, int it, long long k0, long long nthreads,
-                        Gains& g, long long* bins = nullptr, D new_lo = 0, D delta = 1) {
+                        Gains& g, long long* bins = nullptr, long long first = 0,
+                        D delta = 1) {
     int* other = s.pile[ppar ^ 1];
     u64* other_count = &s.ctl[C_PILE0 + (ppar ^ 1)];
     unsigned stale = 0, dups = 0;
@@ -794,7 +791,7 @@ __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int 
         } else {
             append(other_count, other, v);
             if (s.frames) ++g.kept;
-            if (bins) atomicAdd((u64*)&bins[bucket_ahead(d, new_lo, delta)], 1ull);
+            if (bins) atomicAdd((u64*)&bins[bucket_ahead(d, first, delta)], 1ull);
         }
     }
     warp_add(&s.ctl[C_STALE], stale);
@@ -919,12 +916,13 @@ __device__ void bucket_sort(const Search<D>& s, const Pile& pile, int cursor, in
 template <typename D>
 __device__ void count_buckets(const Search<D>& s, long long* bins, const Pile& pile, D lo, D hi,
                               D delta, int epoch, long long tid, long long nthreads) {
+    const long long first = (long long)(lo / delta);
     for (long long k = tid; k < pile.m; k += nthreads) {
         const int v = far_candidate(pile.list, pile.scan, k);
         const D d = __ldcg(&s.dist[v]);
         if (d < hi || d == inf_of<D>()) continue;
         if (atomicExch(&s.mark[v], epoch) == epoch) continue;
-        atomicAdd((u64*)&bins[bucket_ahead(d, lo, delta)], 1ull);
+        atomicAdd((u64*)&bins[bucket_ahead(d, first, delta)], 1ull);
     }
 }
 
@@ -1129,7 +1127,8 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 delta = next;
                 // Recorded Delta-stepping counts the pile it keeps (see below).
                 compact<D, CL>(s, o, pile, ppar, hi, new_hi, epoch + 1, it, tid, nthreads,
-                               improved, binned && !BK ? counted : nullptr, new_lo, next);
+                               improved, binned && !BK ? counted : nullptr,
+                               (long long)(new_lo / next), next);
                 if (stored && stored_lo < new_hi) {  // it is this band's
                     compact<D, CL>(s, o, store_from(s, segment, segment + 1), ppar, hi,
                                    new_hi, epoch + 1, it, tid, nthreads, improved);
