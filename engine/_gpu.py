@@ -11,9 +11,10 @@ shared memory); large ones run on the whole GPU (a cooperative launch with ``gri
 A batch ends early when its frontier leaves the scope's range, and the next batch runs at
 the other scope.
 
-``near_far_async`` (Hopper and later, not recorded) runs first as one launch of
-``frontier_async``: phases without a barrier per iteration, on work rings in each block of a
-cluster. It finishes the search, or hands over to the batches above when a ring fills.
+``near_far_async`` (Hopper and later, not recorded) runs first as one cooperative launch of
+``frontier_async``: phases without a barrier per iteration, on work rings in the shared
+memory of one block per multiprocessor. It finishes the search, or hands over to the batches
+above when a ring fills.
 """
 
 from __future__ import annotations
@@ -211,10 +212,11 @@ def _module():
 def _kernel(scope: str, dtype: np.dtype, records: int = REC_NONE, bucketed: bool = False):
     """The search kernel of ``scope``, with its launch attributes set (once)."""
     kernel = _function(_name(scope, dtype, records, bucketed))
-    if scope in ("cluster", "async"):
+    if scope == "cluster":
         _backend.allow_large_clusters(kernel)
+    if scope in ("cluster", "async"):
         kernel.max_dynamic_shared_size_bytes = (
-            ASYNC_SHARED_BYTES if scope == "async" else CLUSTER_SHARED_BYTES
+            CLUSTER_SHARED_BYTES if scope == "cluster" else ASYNC_SHARED_BYTES
         )
     return kernel
 
@@ -380,7 +382,7 @@ def run(
     state = None
     if spec.method.asynchronous and rec is None and clusters_available():
         _kernel("async", dtype)(
-            (CLUSTER,),
+            (_backend.multiprocessor_count(),),  # one block (and ring) per multiprocessor
             (CLUSTER_BLOCK,),
             (*args, np.int64(-1), np.int64(2**62), np.int32(ring_capacity), sizes[1]),
             shared_mem=ASYNC_SHARED_BYTES,

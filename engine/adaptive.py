@@ -28,7 +28,8 @@ phase (little waste: the source's first bands, a thin part of the map) doubles �
 wasteful one halves it. ``P`` was measured (bench/NOTES.md, issue 14): a phase end of the
 synchronous kernels costs about as much as 32k near entries (a fit of time to iterations,
 arcs and phases over six graphs' fixed-Δ searches on an H200, and the best of a scan of
-8k–64k there), of the asynchronous one 2k (the best of 1k–8k).
+8k–64k there), of the asynchronous one 2k (the best of 1k–8k on one cluster, and of
+2k–32k since it runs on the whole GPU).
 Each frame of a recording keeps the Δ it ran with, and the last phase's near entries and
 re-improvements (`last_entries`, `last_waste`): the waste chose that Δ.
 

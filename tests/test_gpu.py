@@ -129,11 +129,11 @@ def test_near_far_async_runs_without_iterations(delta):
 
 
 @needs_clusters
-@pytest.mark.parametrize("capacity", [1, 1024])
-@pytest.mark.parametrize("delta", [50, 10**6])
+@pytest.mark.parametrize(("capacity", "delta"), [(1, 50), (1, 10**6), (1024, 10**6)])
 def test_near_far_async_hands_over_when_a_ring_fills(capacity, delta):
     # A ring of one slot takes nothing (every entry goes to the global list); one of 1,024
-    # fills once a wide band spreads. The synchronous batches then finish the search.
+    # fills once a band of the whole graph spreads (a band of Δ 50 leaves each of the GPU's
+    # blocks fewer entries than that). The synchronous batches then finish the search.
     g = random_graph(np.random.default_rng(3), 50_000, 200_000, max_weight=100)
     spec = _spec(g, "near_far_async", delta, batch=16)
     _gpu.prepare(g, spec)

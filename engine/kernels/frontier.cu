@@ -1298,9 +1298,12 @@ __device__ void drain(const Search<D>& s, D hi, const Out& o, unsigned& edges,
     }
 }
 
-// Near-Far with asynchronous phases, on one cluster (no recording, every arc light). Each
-// phase drains the blocks' rings (drain); a cluster barrier then ends it with the far-pile
-// passes of the synchronous kernel, whose near nodes are dealt over the blocks' rings. The
+// Near-Far with asynchronous phases, on the whole GPU: one block per multiprocessor, each
+// with its ring (no recording, every arc light). Each phase drains the blocks' rings
+// (drain); a grid barrier then ends it with the far-pile passes of the synchronous kernel,
+// whose near nodes are dealt over the blocks' rings. (On one cluster of 16 blocks, with its
+// cheaper barrier, bands wider than the auto Delta were bound by 16 multiprocessors' work:
+// NE at 4x the auto Delta 9.9 against 7.6 ms, bench/NOTES.md.) The
 // search starts from the global frontier that the host (or a synchronous batch) left. An
 // entry that finds its ring full goes to that global list instead; the kernel then stops at
 // the phase end and leaves the synchronous kernel's state (the list, which repeats entries
@@ -1315,7 +1318,7 @@ __device__ void search_async(KERNEL_PARAMS) {
                 n, delta_low, delta_high, phase_cost, target, 0, lanes_log2,
                 nullptr, r, blockIdx.x,
                 (unsigned)min(qcap, RCAP), (unsigned)min(fcap, FCAP)};
-    cg::cluster_group cluster = cg::this_cluster();
+    cg::grid_group grid = cg::this_grid();
     const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     // Consecutive items go to different blocks, so that every block gets a share.
@@ -1332,7 +1335,10 @@ __device__ void search_async(KERNEL_PARAMS) {
     const long long listed = (long long)vload(o.next_count);
     if (threadIdx.x == 0) r->head = r->tail = r->done = r->fn = 0;
     for (unsigned k = threadIdx.x; k < s.qcap; k += blockDim.x) r->seq[k] = 2 * k;
-    __syncthreads();
+    // Every thread has read `listed` before any entry that finds its ring full is appended
+    // to the same list: a block that read it later would deal those entries again, and
+    // decide differently whether to hand over (a hang at the first grid barrier).
+    grid.sync();
     for (long long k = dealt; k < listed; k += nthreads)
         push_near<D, true, true>(s, o, load_entry(&o.next[k]));
     __syncthreads();
@@ -1346,12 +1352,12 @@ __device__ void search_async(KERNEL_PARAMS) {
         drain(s, hi, o, edges, improved, taken);
         if (adapts) add_again(ctl, improved);  // the rule reads C_AGAIN after the barrier
         flush_far(s, o, r->far, &r->fn, 1);
-        cluster.sync();
+        grid.sync();
         if ((long long)vload(o.next_count) > listed) break;  // a ring was full: hand over
         const long long again = (long long)vload(&ctl[C_AGAIN]);
         const Pile pile = far_pile(s, ppar);
         far_min(s, pile, hi, tid, nthreads);
-        cluster.sync();
+        grid.sync();
         const D next = next_delta(s, delta, again - again_mark);
         D new_lo, new_hi;
         done = next_band(s, hi, next, far_smallest(s), new_lo, new_hi);
@@ -1360,7 +1366,7 @@ __device__ void search_async(KERNEL_PARAMS) {
         // Marks of the synchronous kernel's compactions are positive: these never match.
         compact<D, true, true>(s, o, pile, ppar, hi, new_hi, -phase, it, dealt, nthreads,
                                improved);
-        cluster.sync();  // every block has read C_PMIN and the pile's count
+        grid.sync();  // every block has read C_PMIN and the pile's count
         if (tid == 0) {
             ctl[C_PILE0 + ppar] = 0;
             ctl[C_PMIN] = (u64)inf_of<D>();
@@ -1491,8 +1497,7 @@ __global__ void __launch_bounds__(CLUSTER_THREADS) __cluster_dims__(CLUSTER, 1, 
 }
 
 template <typename D>
-__global__ void __launch_bounds__(CLUSTER_THREADS) __cluster_dims__(CLUSTER, 1, 1)
-    frontier_async(KERNEL_PARAMS) {
+__global__ void __launch_bounds__(CLUSTER_THREADS) frontier_async(KERNEL_PARAMS) {
     search_async<D>(KERNEL_ARGS);
 }
 
