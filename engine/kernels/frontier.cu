@@ -1303,7 +1303,7 @@ __device__ void drain(const Search<D>& s, D hi, const Out& o, unsigned& edges,
 // (drain); a grid barrier then ends it with the far-pile passes of the synchronous kernel,
 // whose near nodes are dealt over the blocks' rings. (On one cluster of 16 blocks, with its
 // cheaper barrier, bands wider than the auto Delta were bound by 16 multiprocessors' work:
-// NE at 4x the auto Delta 9.9 against 7.6 ms, bench/NOTES.md.) The
+// NE at 4x the auto Delta 9.9 against 7.5 ms, bench/NOTES.md.) The
 // search starts from the global frontier that the host (or a synchronous batch) left. An
 // entry that finds its ring full goes to that global list instead; the kernel then stops at
 // the phase end and leaves the synchronous kernel's state (the list, which repeats entries
