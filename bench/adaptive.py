@@ -1,6 +1,7 @@
 """Issue 14: the adaptive Δ against a sweep of fixed Δ, per graph and method.
 
-    python bench/adaptive.py [--sources 20] [--only NE,porto_alegre] [--out DIR]
+    python bench/adaptive.py [--sources 20] [--only NE,porto_alegre] [--methods near_far]
+                             [--out DIR]
 
 For each graph of the suite (`bench/run.py`'s: the shared OSM cities, ``random:1`` weights
 on the PACE graphs, ``FRONTIER_PREBUILT`` for machines without pyrosm), every method with
@@ -50,7 +51,9 @@ def compare(rows: list[dict]) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     suite_options(parser, ROOT / "bench" / "results" / "adaptive")
+    parser.add_argument("--methods", default=",".join(METHODS))
     args = parser.parse_args()
+    methods = args.methods.split(",")
     studies = []
     for label, load in chosen(args.only):
         graph = load()
@@ -60,12 +63,12 @@ def main() -> None:
         rows = []
         started = time.perf_counter()
         experiments.run_cells(
-            graph, queries, methods=METHODS, deltas=deltas, batches=[args.batch],
+            graph, queries, methods=methods, deltas=deltas, batches=[args.batch],
             backend=args.backend, on_row=rows.append,
             on_query=lambda: print(".", end="", file=sys.stderr, flush=True),
         )  # fmt: skip
         meta = experiments.metadata(
-            graph, seed=args.seed, sources=len(sources), backend=args.backend, methods=METHODS,
+            graph, seed=args.seed, sources=len(sources), backend=args.backend, methods=methods,
             deltas=experiments.delta_values(deltas), delta_specs=[s for s, _ in deltas],
             batches=[args.batch],
         )  # fmt: skip
@@ -78,22 +81,22 @@ def main() -> None:
                   f"exact {s['exact']}", flush=True)  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     write_json(args.out / "adaptive.json", studies)
-    _plot(studies, args.out / "adaptive.png")
+    _plot(studies, methods, args.out / "adaptive.png")
     print(f"wrote {args.out / 'adaptive.json'} and {args.out / 'adaptive.png'}")
 
 
-def _plot(studies: list[dict], path: Path) -> None:
+def _plot(studies: list[dict], methods: list[str], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 4), layout="constrained")
-    width = 0.8 / len(METHODS)
-    for k, method in enumerate(METHODS):
+    width = 0.8 / len(methods)
+    for k, method in enumerate(methods):
         ratios = [next(s["ratio"] for s in st["summary"] if s["method"] == method)
                   for st in studies]  # fmt: skip
-        xs = [i + (k - (len(METHODS) - 1) / 2) * width for i in range(len(studies))]
+        xs = [i + (k - (len(methods) - 1) / 2) * width for i in range(len(studies))]
         ax.bar(xs, ratios, width, label=method)
     ax.axhline(1.0, color="black", lw=0.8)
     ax.axhline(1.1, color="grey", lw=0.8, ls="--")
