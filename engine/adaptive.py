@@ -28,8 +28,18 @@ phase (little waste: the source's first bands, a thin part of the map) doubles �
 wasteful one halves it. ``P`` was measured (bench/NOTES.md, issue 14): a phase end of the
 synchronous kernels costs about as much as 32k near entries (a fit of time to iterations,
 arcs and phases over six graphs' fixed-Δ searches on an H200, and the best of a scan of
-8k–64k there), of the asynchronous one 2k (the best of 1k–8k on one cluster, and of
-2k–32k since it runs on the whole GPU).
+8k–64k there), of the asynchronous one 2k on one cluster (the best of 1k–8k).
+
+The asynchronous kernel on the whole GPU is different: 132 multiprocessors absorb the
+re-improvements, and its time is set by each band's longest chain of improvements, which
+the waste does not measure. Left to the default bounds the rule narrowed its bands below
+Davidson's Δ (more phases than the fixed heuristic) or, with a larger ``P``, let starving
+phases double Δ far past its best, 8–30 % above the best fixed Δ on the PACE graphs, whose
+best is 2 × Davidson's there. Narrowing below that never paid in the scans (it adds
+phases), so ``near_far_async``'s default rule only widens a starving band from 2 × to at
+most 3 × Davidson's Δ, with ``P`` = 8k: 0–6 % above the best fixed Δ of ¼ … 8 × on the
+five PACE graphs and 5 % below it on Porto Alegre (an H100). The range was chosen on those
+graphs (bench/NOTES.md); bounds given explicitly (``adaptive:LOW-HIGH``) are kept.
 Each frame of a recording keeps the Δ it ran with, and the last phase's near entries and
 re-improvements (`last_entries`, `last_waste`): the waste chose that Δ.
 
@@ -48,9 +58,11 @@ from ._errors import ParameterError
 #: A phase end's cost in near entries, of the synchronous kernels (near_far, delta_stepping)
 #: and of the asynchronous one (near_far_async); bench/NOTES.md, issue 14, has the fit.
 PHASE_COST_SYNC = 32768
-PHASE_COST_ASYNC = 2048
+PHASE_COST_ASYNC = 8192
 #: Default bounds: Davidson's Δ divided or multiplied by this.
 SPAN = 64
+#: near_far_async's default bounds and start, as multiples of Davidson's Δ (see the module).
+ASYNC_LOW, ASYNC_HIGH, ASYNC_START = 2, 3, 2
 #: The step factor in 256ths: at most doubled, at least halved, per phase.
 _STEP_MIN, _STEP_MAX = 128, 512
 
@@ -68,19 +80,32 @@ class AdaptiveDelta:
     phase_cost : int or None
         A phase end's cost in near entries (``P``); None: the method's (`PHASE_COST_SYNC`
         or `PHASE_COST_ASYNC`), filled in by `sssp`.
+    default_bounds : bool
+        The bounds are `parse`'s defaults around Davidson's Δ (``start``), which
+        ``near_far_async`` narrows (`for_method`).
     """
 
     low: int
     high: int
     start: int
     phase_cost: int | None = None
+    default_bounds: bool = False
 
     def for_method(self, asynchronous: bool) -> AdaptiveDelta:
-        """This rule with the method's phase cost where it has none."""
-        if self.phase_cost is not None:
-            return self
-        cost = PHASE_COST_ASYNC if asynchronous else PHASE_COST_SYNC
-        return dataclasses.replace(self, phase_cost=cost)
+        """This rule as the method runs it: its phase cost where it has none and, for the
+        asynchronous method, its bounds where they are the defaults."""
+        rule = self
+        if asynchronous and rule.default_bounds:
+            auto = rule.start
+            high = min(ASYNC_HIGH * auto, rule.high)
+            low = min(ASYNC_LOW * auto, high)
+            start = min(ASYNC_START * auto, high)
+            rule = dataclasses.replace(rule, low=low, high=high, start=start)
+        rule = dataclasses.replace(rule, default_bounds=False)
+        if rule.phase_cost is None:
+            cost = PHASE_COST_ASYNC if asynchronous else PHASE_COST_SYNC
+            rule = dataclasses.replace(rule, phase_cost=cost)
+        return rule
 
     def next(self, delta: int, waste: int) -> int:
         """The Δ of the next phase after one of width ``delta`` that re-improved ``waste``
@@ -128,7 +153,7 @@ def parse(value, auto: int, max_delta: int) -> AdaptiveDelta:
         else:
             low, high = max(1, auto // SPAN), auto * SPAN
         high = min(high, max_delta)
-        rule = AdaptiveDelta(low, high, min(max(auto, low), high))
+        rule = AdaptiveDelta(low, high, min(max(auto, low), high), default_bounds=not bounds)
     _check(rule, max_delta)
     return rule
 

@@ -196,4 +196,11 @@ def test_an_adaptive_delta_from_the_cli(tmp_path, capsys):
         "delta_stepping",
         "bucketing",
     ]
-    assert all(r["identical"] and r["delta_rule"] == summary["delta_rule"] for r in rows)
+    assert all(r["identical"] for r in rows)
+    a = g.auto_delta()  # near_far_async steers within [2, 3] x Davidson's Δ (engine.adaptive)
+    assert {r["method"]: r["delta_rule"] for r in rows} == {
+        "near_far": summary["delta_rule"],
+        "near_far_async": f"adaptive:{2 * a}-{3 * a}",
+        "delta_stepping": summary["delta_rule"],
+        "bucketing": summary["delta_rule"],
+    }
