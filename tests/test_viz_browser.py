@@ -213,6 +213,32 @@ def test_painting_a_frame_reads_no_computed_style(server, browser):
     assert calls < 20, calls
 
 
+def test_two_frames_arriving_together_are_each_painted(server, browser):
+    """Issue 19: a frame's changes that reach the page before it has rendered the last
+    frame's wait for that rendering (viz/pacing.js), so that no frame goes unpainted."""
+    page = open_app(browser, server)
+    wait_for(lambda: number(page, "frontier-iteration") > 0)
+    play_button(page).click()  # paused: the server sends no frame of its own meanwhile
+    wait_for(lambda: "Play" in play_button(page).inner_text())
+    time.sleep(0.3)
+    moved = page.evaluate(
+        """async () => {
+            const doc = Bokeh.documents[0];
+            const pacer = [...doc.all_models].find((m) => m.properties?.sent != null);
+            const frame = (n) => ({
+                events: [{kind: "ModelChanged", model: {id: pacer.id}, attr: "sent", new: n}],
+            });
+            const start = pacer.sent;
+            doc.apply_json_patch(frame(start + 1));
+            doc.apply_json_patch(frame(start + 2)); // in the same task: no rendering between
+            const at_once = pacer.sent - start;
+            await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+            return [at_once, pacer.sent - start];
+        }"""
+    )
+    assert moved == [1, 2]
+
+
 def test_bad_delta_is_a_notification_and_the_run_stays(server, browser):
     page = open_app(browser, server)
     before = stats(page)

@@ -34,10 +34,11 @@ def no_delay() -> None:
             socket.set_nodelay(True)
 
 
-#: Page scripts that spare the renderer's main thread, the 1M-node city's limit
-#: (bench/NOTES.md, issue 19): map frames decoded on a worker, painting with fewer reads of the
-#: computed style. Each adjusts BokehJS's private code where it finds it, else does nothing.
-PAGE_SCRIPTS = ("bitmaps.js", "visuals.js")
+#: Page scripts for the 1M-node city's frame rate (bench/NOTES.md, issue 19): map frames
+#: decoded on a worker, painting with fewer reads of the computed style (both spare the
+#: renderer's main thread), and at most one played frame applied per rendering, so that none
+#: goes unpainted. Each adjusts BokehJS's code where it finds it, else does nothing.
+PAGE_SCRIPTS = ("bitmaps.js", "visuals.js", "pacing.js")
 
 
 def page_scripts() -> None:
