@@ -1,5 +1,9 @@
-"""Page plumbing (`viz._page`): the session's websockets send without Nagle's delay."""
+"""Page plumbing (`viz._page`): the session's websockets send without Nagle's delay; a
+served page's objects are left out of the garbage collector's full collections while it is
+open."""
 
+import gc
+import weakref
 from types import SimpleNamespace
 
 from viz import _page
@@ -23,3 +27,34 @@ def test_no_delay_switches_nagle_off_on_every_connection_of_the_session(monkeypa
 def test_no_delay_outside_a_server_does_nothing(monkeypatch):
     monkeypatch.setattr(_page, "served", lambda: None)
     _page.no_delay()  # no session, no connections: nothing to change, nothing raised
+
+
+class _Cycle:
+    """An object in a reference cycle: only the garbage collector frees it."""
+
+    def __init__(self):
+        self.me = self
+
+
+def test_a_served_page_freezes_its_objects_until_it_closes(monkeypatch):
+    closed = []
+    monkeypatch.setattr(_page, "served", lambda: object())
+    monkeypatch.setattr(_page.pn.state, "on_session_destroyed", closed.append)
+    page_object = _Cycle()
+    gone = weakref.ref(page_object)
+    try:
+        _page.freeze_while_open()
+        assert gc.get_freeze_count() > 0 and len(closed) == 1
+        del page_object  # the page lets go of it while open: frozen, it stays
+        gc.collect()
+        assert gone() is not None
+        closed[0](None)  # the page closes: what it left is collected, the rest frozen again
+        assert gone() is None and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+def test_freezing_outside_a_server_does_nothing(monkeypatch):
+    monkeypatch.setattr(_page, "served", lambda: None)
+    _page.freeze_while_open()
+    assert gc.get_freeze_count() == 0

@@ -7,7 +7,7 @@ import panel as pn
 from bokeh.models import DataRange1d
 
 import engine
-from viz._page import no_delay, page_scripts, soon
+from viz._page import freeze_while_open, no_delay, page_scripts, soon
 from viz.access import Accessible, PhoneViewport
 from viz.cards import NOTES, Legend, StatsCard
 from viz.charts import ChartsView, Readouts
@@ -121,6 +121,7 @@ async def start() -> None:
     lesson = lesson_of(link)
 
     def settle() -> None:
+        freeze_while_open()  # before playing: no long pauses of the garbage collector then
         LinkKeeper(session).update()
         if lesson is not None:
             lessons.open(lesson)
