@@ -44,11 +44,15 @@ def proc_stats(pid: int) -> tuple[float, int]:
 
 
 def _panel_models() -> None:
-    """Import every Bokeh model Panel defines, so that the client can read the document."""
+    """Import every Bokeh model Panel defines, and the page's own components (each defines
+    its data model, named as in the server), so that the client can read the document."""
     import importlib
     import pkgutil
 
     import panel.models
+
+    import viz.access
+    import viz.controls  # noqa: F401
 
     for module in pkgutil.iter_modules(panel.models.__path__):
         try:
