@@ -24,18 +24,25 @@ sys.path.insert(0, str(ROOT))
 from tests.graphs import write_osm_grid  # noqa: E402
 from tests.test_viz_browser import CHROMIUM_ARGS, serve_app  # noqa: E402
 
+#: Records each new iteration readout the page paints (``window._seen``: time, text), at
+#: every animation frame. The readout sits in a shadow root; the root is found once and
+#: searched alone after that (walking the whole page each frame took ≈ 2 % of the renderer's
+#: main thread, the city's limit on the H100 machine; bench/NOTES.md, issue 19).
 SAMPLER = """() => {
     window._seen = [];
     function find(root) {
-        const hit = root.querySelector(".frontier-iteration");
-        if (hit) return hit;
+        if (root.querySelector(".frontier-iteration")) return root;
         for (const e of root.querySelectorAll("*"))
-            if (e.shadowRoot) { const h = find(e.shadowRoot); if (h) return h; }
+            if (e.shadowRoot) { const r = find(e.shadowRoot); if (r) return r; }
         return null;
     }
-    let last = null;
+    let last = null, where = null;
     function sample(t) {
-        const node = find(document);
+        let node = where && where.querySelector(".frontier-iteration");
+        if (!node) {
+            where = find(document);
+            node = where && where.querySelector(".frontier-iteration");
+        }
         const text = node ? node.textContent : null;
         if (text !== last) { window._seen.push([t, text]); last = text; }
         window._raf = requestAnimationFrame(sample);
