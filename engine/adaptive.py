@@ -94,18 +94,16 @@ class AdaptiveDelta:
     def for_method(self, asynchronous: bool) -> AdaptiveDelta:
         """This rule as the method runs it: its phase cost where it has none and, for the
         asynchronous method, its bounds where they are the defaults."""
-        rule = self
-        if asynchronous and rule.default_bounds:
-            auto = rule.start
-            high = min(ASYNC_HIGH * auto, rule.high)
-            low = min(ASYNC_LOW * auto, high)
-            start = min(ASYNC_START * auto, high)
-            rule = dataclasses.replace(rule, low=low, high=high, start=start)
-        rule = dataclasses.replace(rule, default_bounds=False)
-        if rule.phase_cost is None:
-            cost = PHASE_COST_ASYNC if asynchronous else PHASE_COST_SYNC
-            rule = dataclasses.replace(rule, phase_cost=cost)
-        return rule
+        changes = {"default_bounds": False}
+        if asynchronous and self.default_bounds:
+            auto = self.start
+            high = min(ASYNC_HIGH * auto, self.high)
+            changes.update(
+                low=min(ASYNC_LOW * auto, high), high=high, start=min(ASYNC_START * auto, high)
+            )
+        if self.phase_cost is None:
+            changes["phase_cost"] = PHASE_COST_ASYNC if asynchronous else PHASE_COST_SYNC
+        return dataclasses.replace(self, **changes)
 
     def next(self, delta: int, waste: int) -> int:
         """The Δ of the next phase after one of width ``delta`` that re-improved ``waste``
