@@ -59,13 +59,9 @@ if (Doc != null && typeof Doc.apply_json_patch === "function" && !Doc.frontier_p
   Doc.apply_json_patch = function (patch, buffers) {
     const pace = (this.frontier_pace ??= { rendered: true, queue: [], turn: 0, timer: null });
     const frame = moves_pacer(patch);
-    if (pace.queue.length || (frame && !pace.rendered)) {
-      pace.queue.push([patch, buffers, frame]);
-      return;
-    }
-    apply.call(this, patch, buffers);
-    if (frame) {
-      wait_for_rendering(this, pace);
+    pace.queue.push([patch, buffers, frame]);
+    if (pace.queue.length === 1 && (pace.rendered || !frame)) {
+      drain(this, pace); // nothing ahead of it, and a frame only once the last is rendered
     }
   };
 }
