@@ -1240,62 +1240,81 @@ __device__ void search_batch(KERNEL_PARAMS) {
 
 #if CLUSTERS
 // Asynchronous Near-Far: relax the entries of this block's ring until it is drained, with
-// no barrier. A warp takes up to 32 >> lanes_log2 entries at a time and its lanes share each
-// entry's arcs as in the advance; improved nodes below hi go back on the same ring. Only the
-// block's own warps push to its ring, so once every taken entry is relaxed and none waits,
-// nothing can refill it: the block is done with the phase.
+// no barrier. A warp takes up to 32 >> lanes_log2 tickets at a time with one atomicAdd on the
+// head and its lanes share each entry's arcs as in the advance; improved nodes below hi go
+// back on the same ring. Warps racing for the last entries may take tickets beyond the tail:
+// a group holds its ticket until the entry is stored while the warp relaxes the others
+// (taking entries by a compare-and-swap loop on the head, retried after every lost race, was
+// 28 % of a warp's time; bench/NOTES.md). Only the block's own warps push to its ring, so
+// once every reserved ticket is relaxed (done == tail) nothing can refill it: the block is
+// done with the phase, tickets still held are dropped, and the next phase takes from the
+// tail on (ring_reset).
 template <typename D>
 __device__ void drain(const Search<D>& s, D hi, const Out& o, unsigned& edges,
                       Gains& improved, unsigned& taken) {
     AsyncShared* r = s.ring;
     const unsigned lane = threadIdx.x & 31, lanes = 1u << s.lanes_log2, groups = 32u / lanes;
-    const unsigned group = lane / lanes, sub = lane % lanes;
-    const unsigned group_mask = ((2u << (lanes - 1)) - 1) << (group * lanes);
+    const unsigned group = lane / lanes, sub = lane % lanes, leader = group * lanes;
+    const unsigned group_mask = ((2u << (lanes - 1)) - 1) << leader;
+    bool holding = false;  // the lane's group holds `ticket` (the same in all its lanes)
+    unsigned ticket = 0;
     while (true) {
-        unsigned first = 0, k = 0, idle = 0;
-        if (lane == 0) {
-            unsigned h = vload32(&r->head);
-            while (true) {
-                const unsigned waiting = vload32(&r->tail) - h;
-                if ((int)waiting <= 0) break;
-                const unsigned want = min(waiting, groups);
-                const unsigned seen = atomicCAS(&r->head, h, h + want);
-                if (seen == h) { first = h; k = want; break; }
-                h = seen;
+        if (!__any_sync(0xffffffffu, holding)) {
+            unsigned first = 0, k = 0;
+            if (lane == 0) {
+                const unsigned waiting = vload32(&r->tail) - vload32(&r->head);
+                if ((int)waiting > 0) {
+                    k = min(waiting, groups);
+                    first = atomicAdd(&r->head, k);
+                }
             }
-            if (k == 0) {
-                const unsigned finished = vload32(&r->done);
-                __threadfence_block();  // done before tail: a push counts before its parent
-                idle = finished == vload32(&r->tail);
-            }
+            k = __shfl_sync(0xffffffffu, k, 0);
+            first = __shfl_sync(0xffffffffu, first, 0);
+            holding = group < k;
+            ticket = first + group;
         }
-        k = __shfl_sync(0xffffffffu, k, 0);
-        if (k == 0) {
-            if (__shfl_sync(0xffffffffu, idle, 0)) return;
-            continue;
-        }
-        first = __shfl_sync(0xffffffffu, first, 0);
-        if (group < k) {
-            const unsigned ticket = first + group, slot = ticket & (s.qcap - 1);
-            while (vload32(&r->seq[slot]) != 2 * ticket + 1) {
-            }  // reserved: its producer is storing it
-            __threadfence_block();
+        const unsigned slot = ticket & (s.qcap - 1);
+        unsigned ready = 0;
+        if (holding && sub == 0) ready = vload32(&r->seq[slot]) == 2 * ticket + 1;
+        ready = __shfl_sync(0xffffffffu, ready, leader);
+        const unsigned relaxed = __popc(__ballot_sync(0xffffffffu, ready)) / lanes;
+        if (ready) {
+            __threadfence_block();  // the entry after its ticket
             const RingEntry e = r->ring[slot];
             __syncwarp(group_mask);  // every lane of the group has read e
             if (sub == 0) {
                 __threadfence_block();  // read before the slot is given back
                 *(volatile unsigned*)&r->seq[slot] = 2 * (ticket + s.qcap);
             }
+            holding = false;
             relax_entry<D, true, true>(s, e.e, (int)sub, hi, 0, o, edges, improved, -1,
                                        e.parent);
         }
         __syncwarp();
-        __threadfence_block();  // this warp's pushes before its entries count as done
-        if (lane == 0) {
-            atomicAdd(&r->done, k);
-            taken += k;
+        if (relaxed) {
+            __threadfence_block();  // this warp's pushes before its entries count as done
+            if (lane == 0) {
+                atomicAdd(&r->done, relaxed);
+                taken += relaxed;
+            }
+            continue;
         }
+        unsigned idle = 0;
+        if (lane == 0) {
+            const unsigned finished = vload32(&r->done);
+            __threadfence_block();  // done before tail: a push counts before its parent
+            idle = finished == vload32(&r->tail);
+        }
+        if (__shfl_sync(0xffffffffu, idle, 0)) return;
     }
+}
+
+// Asynchronous Near-Far, after every warp of the block has left drain: tickets taken beyond
+// the tail were never stored, and their slots still wait for those tickets, so the next
+// phase takes from the tail on.
+__device__ __forceinline__ void ring_reset(AsyncShared* r) {
+    __syncthreads();
+    if (threadIdx.x == 0) r->head = r->tail;
 }
 
 // Near-Far with asynchronous phases, on the whole GPU: one block per multiprocessor, each
@@ -1350,6 +1369,7 @@ __device__ void search_async(KERNEL_PARAMS) {
     const bool adapts = s.delta_low != s.delta_high;
     for (int phase = 1;; ++phase) {
         drain(s, hi, o, edges, improved, taken);
+        ring_reset(r);
         if (adapts) add_again(ctl, improved);  // the rule reads C_AGAIN after the barrier
         flush_far(s, o, r->far, &r->fn, 1);
         grid.sync();
