@@ -48,7 +48,7 @@ def test_the_phase_cost_comes_from_the_method_unless_given():
     assert sssp(g, 0, method="near_far_async", delta="adaptive").adaptive.phase_cost == 8192
 
 
-def test_near_far_async_narrows_only_the_default_bounds():
+def test_each_method_starts_and_bounds_only_the_default_rule():
     rule = adaptive.parse("adaptive", 1000, 10**9).for_method(True)
     assert (rule.low, rule.start, rule.high) == (2000, 2000, 3000) and not rule.default_bounds
     assert rule.for_method(True) == rule  # a replay's rule is not narrowed again
@@ -57,11 +57,15 @@ def test_near_far_async_narrows_only_the_default_bounds():
     given = adaptive.parse("adaptive:5-50000", 1000, 10**9).for_method(True)
     assert (given.low, given.start, given.high) == (5, 1000, 50000)
     sync = adaptive.parse("adaptive", 1000, 10**9).for_method(False)
-    assert (sync.low, sync.start, sync.high) == (1000 // adaptive.SPAN, 1000, 1000 * adaptive.SPAN)
+    assert (sync.low, sync.start, sync.high) == (1000 // adaptive.SPAN, 4000, 1000 * adaptive.SPAN)
     g = grid_graph(30, 30, seed=4)
     r = sssp(g, 0, method="near_far_async", delta="adaptive")
     assert (r.adaptive.low, r.adaptive.high) == (2 * g.auto_delta(), 3 * g.auto_delta())
     assert r.delta == 2 * g.auto_delta()
+    r = sssp(g, 0, method="near_far", delta="adaptive")
+    assert r.delta == 4 * g.auto_delta() and r.adaptive.high == adaptive.SPAN * g.auto_delta()
+    assert adaptive.parse("adaptive", 1000, 2500).for_method(False).start == 2500  # clamped
+    assert adaptive.parse("adaptive:5-50000", 1000, 10**9).for_method(False).start == 1000
 
 
 def test_parse_gives_bounds_around_davidsons_delta():
