@@ -2,8 +2,9 @@
 
 The graph is uploaded once and kept on the device for as long as the `CSRGraph` lives.
 Each launch runs up to ``batch_size`` iterations; the host then reads the control block (one
-synchronisation per batch) and, when recording, the frame rows of that batch, which it
-finishes once it takes the node stamps (at the end, or after each batch of a stream).
+synchronisation per batch) and, when recording, the frame rows of that batch, finished on
+the GPU but for their node counts, which it adds once it takes the node stamps (at the end,
+or after each batch of a stream).
 
 A batch runs at one of two scopes. Small frontiers, the usual case on road graphs, run on
 one thread-block cluster (Hopper and later: a hardware barrier, frontiers in distributed
@@ -28,7 +29,7 @@ import numpy as np
 
 from . import _backend
 from ._errors import GPUMemoryError
-from ._gpu_rows import ROW_FIELDS, RowCarry, finish_rows
+from ._gpu_rows import ROW_FIELDS, count_rows
 from .graph import UNREACHABLE, CSRGraph
 from .methods import SEGMENTS, Counters, RunSpec
 from .recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
@@ -61,7 +62,7 @@ SCOPES = ("grid", "cluster")
 C_CNT0, C_PILE0, C_PILE1, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
 C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
 C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN, C_QUEUED, C_DELTA = 16, 17, 18, 19, 20, 21, 22
-C_SORTS, C_LOGPOS = 30, 31
+C_SORTS, C_LOGPOS, C_REDGES, C_RIMPROVED, C_RPHASE = 30, 31, 32, 33, 36
 C_SLOTS = 40
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -204,7 +205,7 @@ def _module():
     if "cluster" in scopes:
         names += [_name("async", t) for t in _TYPES]
     names += [_name_of(k, t) for k in ELEMENTWISE for t in _TYPES]
-    names += ["stamp_nodes", "sum_bins"]
+    names += ["stamp_nodes", "sum_bins", "finish_rows"]
     return _backend.kernel_module(KERNEL_FILE, (*names, *(_PROBES[s] for s in scopes)))
 
 
@@ -317,12 +318,18 @@ def run(
     ctl[C_PMIN] = inf
     if band is not None:
         ctl[C_BAND] = 1
+    ctl[C_RPHASE] = 1  # a recording's rows start in phase 1 (kernel finish_rows)
     recorder = None
     if rec is not None:
-        recorder = _Recorder(rec, reached_at, near_at, ends, pile_cap=cap)
-        frames = cp.zeros((spec.batch_size, ROW_FIELDS), dtype=np.int64)
-        if spec.has_buckets:  # a row per iteration, then the sizes now and a phase end's count
-            buckets = cp.zeros((spec.batch_size + 2, BUCKET_BINS), dtype=np.int64)
+        # One block for the frame rows and the bucket rows: a row per iteration, then the
+        # sizes now and a phase end's count (the kernel's), then the sizes after the last
+        # batch (`sum_bins`'s).
+        bins = (spec.batch_size + 3) * BUCKET_BINS if spec.has_buckets else 0
+        block = cp.zeros(spec.batch_size * ROW_FIELDS + bins, dtype=np.int64)
+        frames = block[: spec.batch_size * ROW_FIELDS].reshape(spec.batch_size, ROW_FIELDS)
+        if bins:
+            buckets = block[spec.batch_size * ROW_FIELDS :].reshape(-1, BUCKET_BINS)
+        recorder = _Recorder(rec, reached_at, near_at, ends)
         rec.append(_initial_row(spec), _initial_buckets() if spec.has_buckets else None)
     ctl_dev = cp.asarray(ctl)
 
@@ -408,6 +415,7 @@ def run(
             shared_mem=shared,
         )
         if recorder is not None:  # the rows come with the batch's synchronisation
+            finish_rows(frames, ctl_dev, cap)
             rows = frames.get(out=_backend.pinned_empty(frames.shape, np.int64), blocking=False)
         state = ctl_dev.get()  # the one host synchronisation of this batch
         host_syncs += 1
@@ -424,18 +432,25 @@ def run(
                 recorder.record(relax_log, state)
                 on_batch()
         done_iter = iterations
+    # int64 on the device, copied into page-locked memory: 0.29 ms on PACE NE, against
+    # 0.98 ms into ordinary memory and 1.6 ms for a 4-byte copy converted on the host.
+    wide = cp.empty(n, dtype=np.int64)
+    _launch_elementwise("widen", dtype, n, (dist, np.int64(n), np.int64(UNREACHABLE), wide))
+    out = wide.get(out=_backend.pinned_empty(n, np.int64), blocking=False)
     if recorder is not None and on_batch is None:
         # Once, at the end: a copy per batch cost 1.2 MB a batch on 100k nodes, which made
-        # recorded searches at batch 1 of long chains run for minutes.
+        # recorded searches at batch 1 of long chains run for minutes. It waits for the
+        # distances' copy too.
         recorder.record(relax_log, state)
-    carry = recorder.carry if recorder is not None else None
+    else:
+        cp.cuda.get_current_stream().synchronize()
     counters = Counters(
         iterations=int(state[C_ITER]),
         phases=int(state[C_PHASE]),
         host_syncs=host_syncs,
-        # a recorded search counts in its frame rows (finish_rows)
-        edges_relaxed=carry.edges if carry is not None else int(state[C_EDGES]),
-        improving_relaxations=carry.improving if carry is not None else int(state[C_IMPROVED]),
+        # a recorded search counts in its frame rows (kernel finish_rows)
+        edges_relaxed=int(state[C_REDGES if recorder else C_EDGES]),
+        improving_relaxations=int(state[C_RIMPROVED if recorder else C_IMPROVED]),
         far_compactions=int(state[C_COMPACT]),
         duplicates_dropped=int(state[C_DUPS]),
         stale_dropped=int(state[C_STALE]),
@@ -444,15 +459,11 @@ def run(
         bucket_sorts=int(state[C_SORTS]),
     )
     settled_below = int(state[C_LO]) if state[C_DONE] == 2 else inf
-    # int64 on the device, copied into page-locked memory: 0.29 ms on PACE NE, against
-    # 0.98 ms into ordinary memory and 1.6 ms for a 4-byte copy converted on the host.
-    wide = cp.empty(n, dtype=np.int64)
-    _launch_elementwise("widen", dtype, n, (dist, np.int64(n), np.int64(UNREACHABLE), wide))
-    return wide.get(out=_backend.pinned_empty(n, np.int64)), counters, settled_below
+    return out, counters, settled_below
 
 
 class _Recorder:
-    """A recorded search's batches on their way into its `Recording`: each batch's raw frame
+    """A recorded search's batches on their way into its `Recording`: each batch's frame
     rows wait here until the node stamps are copied (at the end, or after each batch of a
     stream), since the rows' node counts come from the stamps.
 
@@ -462,23 +473,18 @@ class _Recorder:
     millisecond a search) the host's steps were a third of what recording cost
     (bench/NOTES.md)."""
 
-    def __init__(self, rec, reached_at, near_at, ends, *, pile_cap: int):
+    def __init__(self, rec, reached_at, near_at, ends):
         self.rec, self.reached_at, self.near_at, self.ends = rec, reached_at, near_at, ends
-        self.pile_cap = pile_cap
-        self.carry = RowCarry()
-        #: the sizes of the buckets ahead after the last batch (Δ-stepping, bucketing)
-        self.sizes = None
         #: (raw rows, bucket sizes) of each batch not recorded yet, both on the host
         self.batches: list[tuple[np.ndarray, np.ndarray | None]] = []
 
     def take_batch(self, rows: np.ndarray, buckets, k: int) -> None:
         """Keep a batch's ``k`` raw rows (on their way to the host) and turn its bucket rows,
-        changes of the sizes, into the sizes (kernel ``sum_bins``), copied behind them."""
+        changes of the sizes, into the sizes (kernel ``sum_bins``, from the sizes after the
+        last batch in the table's last row), copied behind them."""
         bins = None
         if buckets is not None:
-            if self.sizes is None:
-                self.sizes = _backend.cupy().zeros(BUCKET_BINS, dtype=np.int64)
-            sum_bins(buckets, k, self.sizes)
+            sum_bins(buckets, k, buckets[-1])
             bins = buckets[:k].get(
                 out=_backend.pinned_empty((k, BUCKET_BINS), np.int64), blocking=False
             )
@@ -486,7 +492,7 @@ class _Recorder:
 
     def record(self, relax_log, state: np.ndarray) -> None:
         """Derive the settled stamps, count the stamps, copy them and the relax log's slots
-        into the recording and finish the waiting rows."""
+        into the recording and add the node counts to the waiting rows."""
         cp = _backend.cupy()
         rec, n = self.rec, self.near_at.size
         # The phases ended so far; the last end does not raise the phase counter.
@@ -501,23 +507,23 @@ class _Recorder:
         counts = counts.get(out=_backend.pinned_empty(counts.shape, np.int64), blocking=False)
         used = int(state[C_LOGPOS])
         slots = relax_log[:used].get(out=_backend.pinned_empty(used, np.int32), blocking=False)
-        cp.cuda.get_current_stream().synchronize()
-        # The waiting batches' rows as one table: they follow each other, so the next
-        # frontier of each is the first frontier of the next.
+        # The waiting batches' rows (copied with the batches' synchronisations; their
+        # bucket rows are read after the one below) as one table, in fresh memory.
         batches, self.batches = self.batches, []
-        raw = batches[0][0] if len(batches) == 1 else np.concatenate([r for r, _ in batches])
-        bins = None if batches[0][1] is None else [b for _, b in batches]
-        # the nodes reached, near and settled by each iteration
-        np.cumsum(counts, axis=1, out=counts)
-        done, left = int(state[C_DONE]), _frontier_size(state)
-        rows = finish_rows(raw, self.carry, done=done, next_frontier=left, counts=counts,
-                           pile_cap=self.pile_cap, buckets=bins)  # fmt: skip
-        if bins is None:
+        rows = np.concatenate([r[:, : len(FRAME_FIELDS)] for r, _ in batches])
+        done = int(state[C_DONE])
+        cp.cuda.get_current_stream().synchronize()
+        np.cumsum(counts, axis=1, out=counts)  # the nodes reached, near and settled by each
+        if batches[0][1] is None:
+            count_rows(rows, counts, done=done)
             rec.append(rows)
         else:  # each batch's rows with its bucket sizes
-            cuts = np.cumsum([len(b) for b in bins])[:-1]
-            for part, sizes in zip(np.split(rows, cuts), bins, strict=True):
-                rec.append(part, sizes)
+            bins = [b for _, b in batches]
+            count_rows(rows, counts, done=done, buckets=bins)
+            start = 0
+            for sizes in bins:
+                rec.append(rows[start : start + len(sizes)], sizes)
+                start += len(sizes)
         rec.take_relax_slots(slots)
 
 
@@ -540,6 +546,14 @@ def sum_bins(table, rows: int, sizes) -> None:
     """Turn the first ``rows`` rows of ``table`` (CuPy, ``BUCKET_BINS`` columns), changes of
     the bucket sizes, into the sizes from ``sizes``, which then get the last row's."""
     _function("sum_bins")((BUCKET_BINS // 32,), (32, SUM_RUNS), (table, np.int64(rows), sizes))
+
+
+def finish_rows(frames, ctl, pile_cap: int) -> None:
+    """Finish the frame rows (CuPy, ``ROW_FIELDS`` columns) of the batch that just ran, all
+    but their node counts, from where the control block ``ctl`` says the last batch's
+    ended (kernel ``finish_rows``); ``pile_cap`` is the far pile's capacity (a row shows at
+    most that many entries, as it holds)."""
+    _function("finish_rows")((1,), (32,), (frames, ctl, np.int64(pile_cap)))
 
 
 def _launch_over(name: str, n: int, args: tuple) -> None:

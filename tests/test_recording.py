@@ -1,5 +1,5 @@
 """The recording's derived views: bucket sizes by bucket index over the search; a GPU
-recording's rows and settled stamps, made on the host from what the kernels write."""
+recording's rows and settled stamps, made from what the search kernels write."""
 
 import itertools
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine._gpu_rows import ROW_FIELDS, TALLY_FIELDS, RowCarry, finish_rows
+from engine._gpu_rows import ROW_FIELDS, TALLY_FIELDS, count_rows
 from engine.recording import FRAME_FIELDS
 
 from .graphs import grid_graph, random_graph
@@ -119,14 +119,19 @@ def test_settled_stamps_follow_from_near_stamps_and_phase_ends(method, backend):
     np.testing.assert_array_equal(derived, rec.settled_at)
 
 
-@pytest.mark.parametrize("target", [None, 250])
+@pytest.mark.gpu
+@pytest.mark.parametrize("target", [None, 700])
 @pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bellman_ford"])
 def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     # The kernels write each row's own numbers and what its iteration added (after a phase
-    # end, also what the compaction kept); finish_rows makes the running totals, the node
-    # counts (from the stamps) and the pile's size. Fed the twin's frames taken apart so,
-    # batch by batch, it must give them back.
-    g = random_graph(np.random.default_rng(4), 500, 3000, max_weight=40)
+    # end, also what the compaction kept); kernel finish_rows makes the running totals and
+    # the pile's size after each batch, count_rows adds the node counts (from the stamps).
+    # Fed the twin's frames taken apart so, batch by batch, they must give them back.
+    import cupy as cp
+
+    from engine import _gpu
+
+    g = grid_graph(30, 30, seed=4)  # 60-134 iterations
     r = engine.sssp(g, 0, backend="cpu", method=method, delta=25, target=target, record=True)
     rec = r.recording
     frames = rec.frames
@@ -158,17 +163,25 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     bins = None
     if rec.buckets is not None:
         bins = rec.buckets[1:].copy()
-        bins[:, 0] -= (col["neared"] - col["settled"])[1:]  # the band's: finish_rows adds it
-    carry, rows, sizes = RowCarry(), [], []
-    cuts = sorted({0, 1, 6, 7, 20, *range(40, len(raw), 33), len(raw)})
+        bins[:, 0] -= (col["neared"] - col["settled"])[1:]  # the band's: count_rows adds it
+    rows, sizes = [], []
+    # batches of one row, and of fewer and more rows than the kernel's warp has threads
+    cuts = sorted({0, 1, 6, 7, 20, *range(60, len(raw), 70), len(raw)})
+    assert max(np.diff(cuts)) > 32
+    ctl = np.zeros(_gpu.C_SLOTS, dtype=np.uint64)
+    ctl[_gpu.C_RPHASE] = 1
+    ctl = cp.asarray(ctl)
     for a, b in itertools.pairwise(cuts):
         done = (1 if target is None else 2) if b == len(raw) else 0
         left = col["frontier"][b + 1] if b < len(raw) else 0
-        # a batch's bucket rows in two parts, as several batches come to one finish_rows
+        # a batch's bucket rows in two parts, as several batches come to one count_rows
         mid = (a + b) // 2
         parts = None if bins is None else [bins[a:mid].copy(), bins[mid:b].copy()]
-        batch = finish_rows(raw[a:b], carry, done=done, next_frontier=left, counts=counts,
-                            pile_cap=10**9, buckets=parts)  # fmt: skip
+        ctl[_gpu.C_ITER], ctl[_gpu.C_CNT0 + b % 3], ctl[_gpu.C_DONE] = b, left, done
+        table = cp.asarray(raw[a:b])
+        _gpu.finish_rows(table, ctl, 10**9)
+        batch = table.get()[:, :width]
+        count_rows(batch, counts, done=done, buckets=parts)
         rows.append(batch)
         sizes += parts or []
     expected = frames[1:].copy()
@@ -176,7 +189,7 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     np.testing.assert_array_equal(np.concatenate(rows), expected)
     if bins is not None:
         np.testing.assert_array_equal(np.concatenate(sizes), rec.buckets[1:])
-    assert carry.edges == col["edges_relaxed"][-1]
+    assert int(ctl[_gpu.C_REDGES]) == col["edges_relaxed"][-1]
 
 
 @pytest.mark.gpu

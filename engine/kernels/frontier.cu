@@ -66,6 +66,12 @@ enum {
     C_SORTS,        // bucketing: sorts of the far nodes into the store
     C_LOGPOS,       // recording: relax-log slots used (one per near entry relaxed; -1 where
                     // the entry had no arc, dropped when the log is read)
+    C_REDGES,       // recording: where the next batch's frame rows go on from (finish_rows):
+    C_RIMPROVED,    // the running totals of T_EDGES, T_IMPROVED and T_LOGGED after the last
+    C_RLOGGED,      // row finished, the far pile's size and the phase there, and the
+    C_RPILE,        // iterations finished (the host sets C_RPHASE to 1 at the start)
+    C_RPHASE,
+    C_RITER,
     C_SLOTS = 40
 };
 
@@ -1492,6 +1498,83 @@ extern "C" __global__ void sum_bins(long long* table, long long rows, long long*
         table[r * BUCKET_BINS + col] = sum;
     }
     if (threadIdx.y == SUM_RUNS - 1) sizes[col] = sum;  // every run before it added
+}
+
+// Recording: finish the frame rows of the batch that just ran, where it left them, all but
+// the node counts (the host adds those from the stamps, engine/_gpu_rows.py): the running
+// totals of the tallies, and the far pile's size. Each improving relaxation appends its node
+// to the next frontier or to the far pile; after a phase end that goes on (it raises the
+// phase counter; the search's last end does not) the pile is what the compaction kept. So
+// pile[i] = kept[i] after such an end, else pile[i - 1] + improved[i] - frontier[i + 1]: a
+// scan of the maps p -> a * p + b. One warp, 32 rows at a time; the rows go on from the
+// control block's C_R* slots. (On a city's few hundred rows, NumPy's steps for this took a
+// GPU machine's host 0.12 ms, most of what a recorded Delta-stepping search cost it more:
+// bench/NOTES.md.)
+extern "C" __global__ void finish_rows(long long* frames, u64* ctl, long long pile_cap) {
+    const unsigned all = 0xffffffffu;
+    const int lane = threadIdx.x;
+    const long long iter = (long long)ctl[C_ITER], rows = iter - (long long)ctl[C_RITER];
+    const long long next_frontier = (long long)ctl[C_CNT0 + iter % 3];
+    long long edges = (long long)ctl[C_REDGES], improved = (long long)ctl[C_RIMPROVED];
+    long long logged = (long long)ctl[C_RLOGGED], pile = (long long)ctl[C_RPILE];
+    long long phase = (long long)ctl[C_RPHASE];
+    for (long long first = 0; first < rows; first += 32) {
+        const long long i = first + lane;
+        const bool valid = i < rows;
+        long long* row = frames + i * ROW_FIELDS;
+        const long long* add = row + F_FIELDS;
+        long long e = 0, g = 0, l = 0, a = 1, b = 0, ph = phase;
+        if (valid) {
+            e = add[T_EDGES];
+            g = add[T_IMPROVED];
+            l = add[T_LOGGED];
+            ph = row[F_PHASE];
+        }
+        long long before = __shfl_up_sync(all, ph, 1);
+        if (lane == 0) before = phase;
+        if (valid) {
+            if (ph > before) {  // a phase end that went on: the pile is what it kept
+                a = 0;
+                b = add[T_KEPT];
+            } else {
+                b = g - (i + 1 < rows ? row[ROW_FIELDS + F_FRONTIER] : next_frontier);
+            }
+        }
+        for (int d = 1; d < 32; d *= 2) {  // inclusive scans: sums, and maps composed
+            const long long e_up = __shfl_up_sync(all, e, d), g_up = __shfl_up_sync(all, g, d);
+            const long long l_up = __shfl_up_sync(all, l, d), a_up = __shfl_up_sync(all, a, d);
+            const long long b_up = __shfl_up_sync(all, b, d);
+            if (lane >= d) {
+                e += e_up;
+                g += g_up;
+                l += l_up;
+                b += a * b_up;  // (a_up, b_up) first, then (a, b)
+                a *= a_up;
+            }
+        }
+        const long long here = a * pile + b;
+        if (valid) {
+            row[F_EDGES] = edges + e;
+            row[F_IMPROVED] = improved + g;
+            row[F_RELAXED] = logged + l;
+            row[F_PILE] += min(here, pile_cap);  // after bucketing's store
+            if (i == rows - 1 && ctl[C_DONE] == 1) row[F_PILE] = 0;  // nothing is far any more
+        }
+        const int last = (int)min(31LL, rows - 1 - first);
+        edges += __shfl_sync(all, e, 31);
+        improved += __shfl_sync(all, g, 31);
+        logged += __shfl_sync(all, l, 31);
+        pile = __shfl_sync(all, here, 31);
+        phase = __shfl_sync(all, ph, last);
+    }
+    if (lane == 0) {
+        ctl[C_REDGES] = (u64)edges;
+        ctl[C_RIMPROVED] = (u64)improved;
+        ctl[C_RLOGGED] = (u64)logged;
+        ctl[C_RPILE] = (u64)pile;
+        ctl[C_RPHASE] = (u64)phase;
+        ctl[C_RITER] = (u64)iter;
+    }
 }
 
 // The distances as int64, `unreachable` where no path reached the node.
