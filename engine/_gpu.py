@@ -323,13 +323,15 @@ def run(
     if rec is not None:
         # One block for the frame rows and the bucket rows: a row per iteration, then the
         # sizes now and a phase end's count (the kernel's), then the sizes after the last
-        # batch (`sum_bins`'s).
-        bins = (spec.batch_size + 3) * BUCKET_BINS if spec.has_buckets else 0
-        block = cp.zeros(spec.batch_size * ROW_FIELDS + bins, dtype=np.int64)
-        frames = block[: spec.batch_size * ROW_FIELDS].reshape(spec.batch_size, ROW_FIELDS)
+        # batch, then the sizes by iteration (`sum_bins`'s). The kernels zero what the
+        # next batch adds to.
+        batch = spec.batch_size
+        bins = (2 * batch + 3) * BUCKET_BINS if spec.has_buckets else 0
+        block = cp.zeros(batch * ROW_FIELDS + bins, dtype=np.int64)
+        frames = block[: batch * ROW_FIELDS].reshape(batch, ROW_FIELDS)
         if bins:
-            buckets = block[spec.batch_size * ROW_FIELDS :].reshape(-1, BUCKET_BINS)
-        recorder = _Recorder(rec, reached_at, near_at, ends)
+            buckets = block[batch * ROW_FIELDS :].reshape(-1, BUCKET_BINS)
+        recorder = _Recorder(rec, reached_at, near_at, ends, buckets)
         rec.append(_initial_row(spec), _initial_buckets() if spec.has_buckets else None)
     ctl_dev = cp.asarray(ctl)
 
@@ -423,11 +425,7 @@ def run(
         size = _frontier_size(state)
         if recorder is not None:
             k = iterations - done_iter
-            recorder.take_batch(rows[:k], buckets, k)
-            if not state[C_DONE]:  # the blocks add each iteration's counts to its row
-                frames.fill(0)
-                if buckets is not None:
-                    buckets[:k].fill(0)
+            recorder.take_batch(rows[:k], k)
             if on_batch is not None:  # a stream sees each batch's node states
                 recorder.record(relax_log, state)
                 on_batch()
@@ -473,19 +471,25 @@ class _Recorder:
     millisecond a search) the host's steps were a third of what recording cost
     (bench/NOTES.md)."""
 
-    def __init__(self, rec, reached_at, near_at, ends):
+    def __init__(self, rec, reached_at, near_at, ends, buckets):
         self.rec, self.reached_at, self.near_at, self.ends = rec, reached_at, near_at, ends
+        #: Δ-stepping and bucketing: the kernel's bucket rows (a batch's, then its two), the
+        #: sizes after the last batch, and the rows of sizes `sum_bins` makes
+        self.buckets = self.sizes = self.by_iteration = None
+        if buckets is not None:
+            batch = (len(buckets) - 3) // 2
+            self.buckets, self.sizes = buckets[: batch + 2], buckets[batch + 2]
+            self.by_iteration = buckets[batch + 3 :]
         #: (raw rows, bucket sizes) of each batch not recorded yet, both on the host
         self.batches: list[tuple[np.ndarray, np.ndarray | None]] = []
 
-    def take_batch(self, rows: np.ndarray, buckets, k: int) -> None:
+    def take_batch(self, rows: np.ndarray, k: int) -> None:
         """Keep a batch's ``k`` raw rows (on their way to the host) and turn its bucket rows,
-        changes of the sizes, into the sizes (kernel ``sum_bins``, from the sizes after the
-        last batch in the table's last row), copied behind them."""
+        changes of the sizes, into the sizes (kernel ``sum_bins``), copied behind them."""
         bins = None
-        if buckets is not None:
-            sum_bins(buckets, k, buckets[-1])
-            bins = buckets[:k].get(
+        if self.buckets is not None:
+            sum_bins(self.buckets, k, self.sizes, self.by_iteration)
+            bins = self.by_iteration[:k].get(
                 out=_backend.pinned_empty((k, BUCKET_BINS), np.int64), blocking=False
             )
         self.batches.append((rows, bins))
@@ -542,10 +546,12 @@ def _launch_elementwise(kernel: str, dtype: np.dtype, n: int, args: tuple) -> No
     _launch_over(_name_of(kernel, dtype), n, args)
 
 
-def sum_bins(table, rows: int, sizes) -> None:
+def sum_bins(table, rows: int, sizes, out) -> None:
     """Turn the first ``rows`` rows of ``table`` (CuPy, ``BUCKET_BINS`` columns), changes of
-    the bucket sizes, into the sizes from ``sizes``, which then get the last row's."""
-    _function("sum_bins")((BUCKET_BINS // 32,), (32, SUM_RUNS), (table, np.int64(rows), sizes))
+    the bucket sizes, into the sizes from ``sizes`` in the rows of ``out``, and zero them;
+    ``sizes`` then gets the last row's."""
+    args = (table, np.int64(rows), sizes, out)
+    _function("sum_bins")((BUCKET_BINS // 32,), (32, SUM_RUNS), args)
 
 
 def finish_rows(frames, ctl, pile_cap: int) -> None:

@@ -180,6 +180,7 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
         ctl[_gpu.C_ITER], ctl[_gpu.C_CNT0 + b % 3], ctl[_gpu.C_DONE] = b, left, done
         table = cp.asarray(raw[a:b])
         _gpu.finish_rows(table, ctl, 10**9)
+        assert (table[:, width:] == 0).all()  # the next batch's tallies start from zero
         batch = table.get()[:, :width]
         count_rows(batch, counts, done=done, buckets=parts)
         rows.append(batch)
@@ -194,9 +195,10 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
 
 @pytest.mark.gpu
 def test_gpu_sums_bucket_rows_batch_after_batch():
-    # Kernel sum_bins: each batch's bucket rows (changes of the sizes) become the sizes, in
-    # place, from the sizes the batch before left; runs of rows cross a block's 32 threads per
-    # column whatever the number of rows, and rows after the batch's are left alone.
+    # Kernel sum_bins: each batch's bucket rows (changes of the sizes) become the sizes, from
+    # the sizes the batch before left, and are zeroed for the next batch; runs of rows cross
+    # a block's 32 threads per column whatever the number of rows, and rows after the
+    # batch's are left alone.
     import cupy as cp
 
     from engine import _gpu
@@ -208,9 +210,12 @@ def test_gpu_sums_bucket_rows_batch_after_batch():
     before = np.zeros(BUCKET_BINS, dtype=np.int64)
     for batch in changes:
         table = cp.asarray(np.vstack([batch, np.full((2, BUCKET_BINS), 7)]))
-        _gpu.sum_bins(table, len(batch), sizes)
+        out = cp.full((len(batch) + 1, BUCKET_BINS), 5, dtype=np.int64)
+        _gpu.sum_bins(table, len(batch), sizes, out)
         expected = before + np.cumsum(batch, axis=0)
-        np.testing.assert_array_equal(table[: len(batch)].get(), expected)
+        np.testing.assert_array_equal(out[: len(batch)].get(), expected)
+        assert (out[len(batch) :] == 5).all()
+        assert (table[: len(batch)] == 0).all()
         assert (table[len(batch) :] == 7).all()
         np.testing.assert_array_equal(sizes.get(), expected[-1])
         before = expected[-1]

@@ -1474,15 +1474,17 @@ extern "C" __global__ void stamp_nodes(const int* reached_at, const int* near_at
 }
 
 // Recording, Delta-stepping and bucketing: a batch's bucket rows, each the change of the
-// sizes of the buckets ahead in its iteration, become the sizes, in place: running sums down
+// sizes of the buckets ahead in its iteration, become the sizes in `out`: running sums down
 // the `rows` rows of a rows x BUCKET_BINS table from `sizes` (the sizes before the first
-// row), which then get the sizes after the last row.
+// row), which then get the sizes after the last row. The table's rows are zeroed for the
+// next batch's changes.
 // Launched as BUCKET_BINS / 32 blocks of 32 x SUM_RUNS threads: a block's 32 columns each
 // have SUM_RUNS threads that sum one run of rows, the runs' sums are added up in shared
 // memory, and each run is summed again from its start (one thread per column would wait on
 // a column's loads one after another: 3,654 rows on PACE NE).
 #define SUM_RUNS 32
-extern "C" __global__ void sum_bins(long long* table, long long rows, long long* sizes) {
+extern "C" __global__ void sum_bins(long long* table, long long rows, long long* sizes,
+                                    long long* out) {
     __shared__ long long runs[SUM_RUNS][32];
     const int col = blockIdx.x * 32 + threadIdx.x;
     const long long len = (rows + SUM_RUNS - 1) / SUM_RUNS;
@@ -1495,7 +1497,8 @@ extern "C" __global__ void sum_bins(long long* table, long long rows, long long*
     for (int k = 0; k < (int)threadIdx.y; ++k) sum += runs[k][threadIdx.x];
     for (long long r = first; r < end; ++r) {
         sum += table[r * BUCKET_BINS + col];
-        table[r * BUCKET_BINS + col] = sum;
+        table[r * BUCKET_BINS + col] = 0;
+        out[r * BUCKET_BINS + col] = sum;
     }
     if (threadIdx.y == SUM_RUNS - 1) sizes[col] = sum;  // every run before it added
 }
@@ -1507,9 +1510,9 @@ extern "C" __global__ void sum_bins(long long* table, long long rows, long long*
 // phase counter; the search's last end does not) the pile is what the compaction kept. So
 // pile[i] = kept[i] after such an end, else pile[i - 1] + improved[i] - frontier[i + 1]: a
 // scan of the maps p -> a * p + b. One warp, 32 rows at a time; the rows go on from the
-// control block's C_R* slots. (On a city's few hundred rows, NumPy's steps for this took a
-// GPU machine's host 0.12 ms, most of what a recorded Delta-stepping search cost it more:
-// bench/NOTES.md.)
+// control block's C_R* slots, and their tallies are zeroed for the next batch. (On a city's
+// few hundred rows, NumPy's steps for this took a GPU machine's host 0.12 ms, most of what
+// a recorded Delta-stepping search cost it more: bench/NOTES.md.)
 extern "C" __global__ void finish_rows(long long* frames, u64* ctl, long long pile_cap) {
     const unsigned all = 0xffffffffu;
     const int lane = threadIdx.x;
@@ -1522,20 +1525,22 @@ extern "C" __global__ void finish_rows(long long* frames, u64* ctl, long long pi
         const long long i = first + lane;
         const bool valid = i < rows;
         long long* row = frames + i * ROW_FIELDS;
-        const long long* add = row + F_FIELDS;
-        long long e = 0, g = 0, l = 0, a = 1, b = 0, ph = phase;
+        long long* add = row + F_FIELDS;
+        long long e = 0, g = 0, l = 0, a = 1, b = 0, kept = 0, ph = phase;
         if (valid) {
             e = add[T_EDGES];
             g = add[T_IMPROVED];
             l = add[T_LOGGED];
+            kept = add[T_KEPT];
             ph = row[F_PHASE];
+            for (int t = 0; t < T_FIELDS; ++t) add[t] = 0;  // for the next batch's counts
         }
         long long before = __shfl_up_sync(all, ph, 1);
         if (lane == 0) before = phase;
         if (valid) {
             if (ph > before) {  // a phase end that went on: the pile is what it kept
                 a = 0;
-                b = add[T_KEPT];
+                b = kept;
             } else {
                 b = g - (i + 1 < rows ? row[ROW_FIELDS + F_FRONTIER] : next_frontier);
             }

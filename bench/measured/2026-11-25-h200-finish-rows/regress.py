@@ -3,6 +3,7 @@
 PYTHONPATH=ENGINE python3 .dev16/regress.py GRAPHS LABEL [METHODS]
 """
 
+import os
 import sys
 
 from engine.bench import benchmark
@@ -20,7 +21,13 @@ for name in sys.argv[1].split(","):
     else:
         g = load_graph(f".dev16/data/pace16/{name}.gr.xz", weights="random:1")
     for record in (False, True):
-        for r in benchmark(g, methods=methods, sources=20, record=record, batch_size=1024):
+        for r in benchmark(
+            g,
+            methods=methods,
+            sources=20,
+            record=record,
+            batch_size=int(os.environ.get("BATCH", "1024")),
+        ):
             print(
                 f"{sys.argv[2]:4s} {name:22s} {r['method']:15s} rec={record!s:5s} "
                 f"{r['time_ms']:7.3f} ms  exact={r['identical']}",
