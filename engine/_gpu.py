@@ -38,7 +38,7 @@ KERNEL_FILE = "frontier.cu"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}
 _PROBES = {"grid": "sync_probe", "cluster": "cluster_sync_probe"}
 BLOCK = 256
-#: Threads that sum one column of bucket rows (kernel sum_bins's SUM_RUNS).
+#: Threads that sum one column of bucket rows (SUM_RUNS in the kernel, finish_batch).
 SUM_RUNS = 32
 #: What a search kernel records (REC_* in the kernel): nothing; the node stamps, frame rows
 #: and relax log; those and the sizes of the buckets ahead (Δ-stepping and bucketing).
@@ -62,7 +62,7 @@ SCOPES = ("grid", "cluster")
 C_CNT0, C_PILE0, C_PILE1, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
 C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
 C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN, C_QUEUED, C_DELTA = 16, 17, 18, 19, 20, 21, 22
-C_SORTS, C_LOGPOS, C_REDGES, C_RIMPROVED, C_RPHASE = 30, 31, 32, 33, 36
+C_SORTS, C_LOGPOS, C_REDGES, C_RIMPROVED, C_RPHASE, C_RFROM = 30, 31, 32, 33, 36, 37
 C_SLOTS = 40
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -205,7 +205,7 @@ def _module():
     if "cluster" in scopes:
         names += [_name("async", t) for t in _TYPES]
     names += [_name_of(k, t) for k in ELEMENTWISE for t in _TYPES]
-    names += ["stamp_nodes", "sum_bins", "finish_rows"]
+    names += ["stamp_nodes", "finish_batch"]
     return _backend.kernel_module(KERNEL_FILE, (*names, *(_PROBES[s] for s in scopes)))
 
 
@@ -292,7 +292,6 @@ def run(
     relax_log = cp.empty(max(4 * n, 1024), dtype=np.int32) if rec is not None else None
     # The iteration that ended each phase (a phase settles at least one node: n + 1 at most).
     ends = cp.empty(n + 2, dtype=np.int32) if rec is not None else None
-    frames = buckets = None
     _launch_elementwise(
         "search_init",
         dtype,
@@ -318,22 +317,13 @@ def run(
     ctl[C_PMIN] = inf
     if band is not None:
         ctl[C_BAND] = 1
-    ctl[C_RPHASE] = 1  # a recording's rows start in phase 1 (kernel finish_rows)
-    recorder = None
+    recorder = block = None
     if rec is not None:
-        # One block for the frame rows and the bucket rows: a row per iteration, then the
-        # sizes now and a phase end's count (the kernel's), then the sizes after the last
-        # batch, then the sizes by iteration (`sum_bins`'s). The kernels zero what the
-        # next batch adds to.
-        batch = spec.batch_size
-        bins = (2 * batch + 3) * BUCKET_BINS if spec.has_buckets else 0
-        block = cp.zeros(batch * ROW_FIELDS + bins, dtype=np.int64)
-        frames = block[: batch * ROW_FIELDS].reshape(batch, ROW_FIELDS)
-        if bins:
-            buckets = block[batch * ROW_FIELDS :].reshape(-1, BUCKET_BINS)
-        recorder = _Recorder(rec, reached_at, near_at, ends, buckets)
+        ctl[C_RPHASE] = 1  # the rows start in phase 1 (kernel finish_batch)
+        block = _RecordingBlock(spec, ctl)
+        recorder = _Recorder(rec, reached_at, near_at, ends)
         rec.append(_initial_row(spec), _initial_buckets() if spec.has_buckets else None)
-    ctl_dev = cp.asarray(ctl)
+    ctl_dev = cp.asarray(ctl) if block is None else block.ctl
 
     scalar = dtype.type
     args = [
@@ -355,8 +345,8 @@ def run(
         _arg(relax_log),
         np.int64(0 if relax_log is None else relax_log.size),
         ctl_dev,
-        _arg(frames),
-        _arg(buckets),
+        _arg(None if block is None else block.frames),
+        _arg(None if block is None else block.changes),
         _arg(ends),
         np.int64(n),
         scalar(rule.low),
@@ -385,7 +375,6 @@ def run(
         ),
     }
     host_syncs = 0
-    done_iter = 0
     size = 1
     current = scopes[0]
     state = None
@@ -416,20 +405,16 @@ def run(
             (*args, np.int64(below), np.int64(above), *sizes),
             shared_mem=shared,
         )
-        if recorder is not None:  # the rows come with the batch's synchronisation
-            finish_rows(frames, ctl_dev, cap)
-            rows = frames.get(out=_backend.pinned_empty(frames.shape, np.int64), blocking=False)
-        state = ctl_dev.get()  # the one host synchronisation of this batch
-        host_syncs += 1
-        iterations = int(state[C_ITER])
-        size = _frontier_size(state)
-        if recorder is not None:
-            k = iterations - done_iter
-            recorder.take_batch(rows[:k], k)
+        if block is None:
+            state = ctl_dev.get()  # the one host synchronisation of this batch
+        else:  # the batch's rows and bucket sizes come with it
+            state, rows, bins = block.finish(cap)
+            recorder.batches.append((rows, bins))
             if on_batch is not None:  # a stream sees each batch's node states
                 recorder.record(relax_log, state)
                 on_batch()
-        done_iter = iterations
+        host_syncs += 1
+        size = _frontier_size(state)
     # int64 on the device, copied into page-locked memory: 0.29 ms on PACE NE, against
     # 0.98 ms into ordinary memory and 1.6 ms for a 4-byte copy converted on the host.
     wide = cp.empty(n, dtype=np.int64)
@@ -446,7 +431,7 @@ def run(
         iterations=int(state[C_ITER]),
         phases=int(state[C_PHASE]),
         host_syncs=host_syncs,
-        # a recorded search counts in its frame rows (kernel finish_rows)
+        # a recorded search counts in its frame rows (kernel finish_batch)
         edges_relaxed=int(state[C_REDGES if recorder else C_EDGES]),
         improving_relaxations=int(state[C_RIMPROVED if recorder else C_IMPROVED]),
         far_compactions=int(state[C_COMPACT]),
@@ -460,39 +445,65 @@ def run(
     return out, counters, settled_below
 
 
+class _RecordingBlock:
+    """A recorded search's device memory for what each batch adds to its `Recording`, laid
+    out so that one copy a batch brings back the control block, the batch's frame rows and
+    its bucket sizes, all finished by one launch of kernel ``finish_batch`` behind the batch:
+
+    ``ctl | frame rows | sizes by iteration`` (copied) ``| the search kernel's bucket rows
+    (a batch's changes, the sizes now, a phase end's count) | the sizes after the last
+    batch``, a row per iteration of a batch. The kernels zero what the next batch adds to.
+    Before, the host waited for the control block and then launched and copied the sizes:
+    each step costs a GPU machine's host 5-10 µs (bench/NOTES.md)."""
+
+    def __init__(self, spec: RunSpec, ctl: np.ndarray):
+        cp = _backend.cupy()
+        batch = self.batch = spec.batch_size
+        self.bins = BUCKET_BINS if spec.has_buckets else 0
+        self.copied = C_SLOTS + batch * (ROW_FIELDS + self.bins)
+        self.memory = cp.zeros(self.copied + (batch + 3) * self.bins, dtype=np.int64)
+        self.ctl = self.memory[:C_SLOTS].view(np.uint64)
+        self.ctl.set(ctl)
+        self.frames = self._rows(self.memory, 0, ROW_FIELDS)
+        #: Δ-stepping and bucketing: the search kernel's bucket rows, and the (changes,
+        #: sizes after the last batch, sizes by iteration) of kernel finish_batch
+        self.changes = self.sums = None
+        if self.bins:
+            ahead = self.memory[self.copied :].reshape(-1, BUCKET_BINS)
+            self.changes = ahead[: batch + 2]
+            self.sums = (self.changes, ahead[batch + 2], self._rows(self.memory, 1, self.bins))
+
+    def _rows(self, memory, part: int, width: int):
+        """Part ``part`` (frame rows, sizes by iteration) of ``memory``: ``batch`` rows."""
+        start = C_SLOTS + part * self.batch * ROW_FIELDS
+        return memory[start : start + self.batch * width].reshape(self.batch, width)
+
+    def finish(self, pile_cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Finish the batch that just ran on the GPU and wait for it (the batch's one host
+        synchronisation): return its control block, frame rows and bucket sizes (or None),
+        in fresh page-locked memory."""
+        finish_batch(self.frames, self.ctl, pile_cap, self.sums)
+        host = self.memory[: self.copied].get(
+            out=_backend.pinned_empty(self.copied, np.int64), blocking=False
+        )
+        _backend.cupy().cuda.get_current_stream().synchronize()
+        state = host[:C_SLOTS].view(np.uint64)
+        k = int(state[C_ITER] - state[C_RFROM])
+        bins = self._rows(host, 1, self.bins)[:k] if self.bins else None
+        return state, self._rows(host, 0, ROW_FIELDS)[:k], bins
+
+
 class _Recorder:
     """A recorded search's batches on their way into its `Recording`: each batch's frame
     rows wait here until the node stamps are copied (at the end, or after each batch of a
-    stream), since the rows' node counts come from the stamps.
-
-    Each batch's rows and bucket sizes are copied into page-locked memory behind the work
-    that makes them, and read after the next synchronisation: a recording waits for the GPU
-    once a batch and once when its rows are finished. On a small city (Porto Alegre, a
-    millisecond a search) the host's steps were a third of what recording cost
+    stream), since the rows' node counts come from the stamps. On a small city (Porto
+    Alegre, a millisecond a search) the host's steps were a third of what recording cost
     (bench/NOTES.md)."""
 
-    def __init__(self, rec, reached_at, near_at, ends, buckets):
+    def __init__(self, rec, reached_at, near_at, ends):
         self.rec, self.reached_at, self.near_at, self.ends = rec, reached_at, near_at, ends
-        #: Δ-stepping and bucketing: the kernel's bucket rows (a batch's, then its two), the
-        #: sizes after the last batch, and the rows of sizes `sum_bins` makes
-        self.buckets = self.sizes = self.by_iteration = None
-        if buckets is not None:
-            batch = (len(buckets) - 3) // 2
-            self.buckets, self.sizes = buckets[: batch + 2], buckets[batch + 2]
-            self.by_iteration = buckets[batch + 3 :]
-        #: (raw rows, bucket sizes) of each batch not recorded yet, both on the host
+        #: (frame rows, bucket sizes or None) of each batch not recorded yet, on the host
         self.batches: list[tuple[np.ndarray, np.ndarray | None]] = []
-
-    def take_batch(self, rows: np.ndarray, k: int) -> None:
-        """Keep a batch's ``k`` raw rows (on their way to the host) and turn its bucket rows,
-        changes of the sizes, into the sizes (kernel ``sum_bins``), copied behind them."""
-        bins = None
-        if self.buckets is not None:
-            sum_bins(self.buckets, k, self.sizes, self.by_iteration)
-            bins = self.by_iteration[:k].get(
-                out=_backend.pinned_empty((k, BUCKET_BINS), np.int64), blocking=False
-            )
-        self.batches.append((rows, bins))
 
     def record(self, relax_log, state: np.ndarray) -> None:
         """Derive the settled stamps, count the stamps, copy them and the relax log's slots
@@ -511,8 +522,8 @@ class _Recorder:
         counts = counts.get(out=_backend.pinned_empty(counts.shape, np.int64), blocking=False)
         used = int(state[C_LOGPOS])
         slots = relax_log[:used].get(out=_backend.pinned_empty(used, np.int32), blocking=False)
-        # The waiting batches' rows (copied with the batches' synchronisations; their
-        # bucket rows are read after the one below) as one table, in fresh memory.
+        # The waiting batches' rows (copied with the batches' synchronisations) as one
+        # table, in fresh memory.
         batches, self.batches = self.batches, []
         rows = np.concatenate([r[:, : len(FRAME_FIELDS)] for r, _ in batches])
         done = int(state[C_DONE])
@@ -546,20 +557,18 @@ def _launch_elementwise(kernel: str, dtype: np.dtype, n: int, args: tuple) -> No
     _launch_over(_name_of(kernel, dtype), n, args)
 
 
-def sum_bins(table, rows: int, sizes, out) -> None:
-    """Turn the first ``rows`` rows of ``table`` (CuPy, ``BUCKET_BINS`` columns), changes of
-    the bucket sizes, into the sizes from ``sizes`` in the rows of ``out``, and zero them;
-    ``sizes`` then gets the last row's."""
-    args = (table, np.int64(rows), sizes, out)
-    _function("sum_bins")((BUCKET_BINS // 32,), (32, SUM_RUNS), args)
-
-
-def finish_rows(frames, ctl, pile_cap: int) -> None:
+def finish_batch(frames, ctl, pile_cap: int, sums=None) -> None:
     """Finish the frame rows (CuPy, ``ROW_FIELDS`` columns) of the batch that just ran, all
-    but their node counts, from where the control block ``ctl`` says the last batch's
-    ended (kernel ``finish_rows``); ``pile_cap`` is the far pile's capacity (a row shows at
-    most that many entries, as it holds)."""
-    _function("finish_rows")((1,), (32,), (frames, ctl, np.int64(pile_cap)))
+    but their node counts, from where the control block ``ctl`` says the last batch's ended;
+    ``pile_cap`` is the far pile's capacity (a row shows at most that many entries, as it
+    holds). ``sums``, Δ-stepping's and bucketing's (CuPy, ``BUCKET_BINS`` columns): its
+    bucket rows, changes of the sizes, become the sizes from ``sizes`` in the rows of
+    ``out`` and are zeroed; ``sizes`` then gets the last row's. The batch's rows are the
+    iterations since ``ctl[C_RFROM]`` (kernel ``finish_batch``)."""
+    table, sizes, out = sums or (0, 0, 0)
+    grid = 1 + (BUCKET_BINS // 32 if sums else 0)
+    args = (frames, ctl, np.int64(pile_cap), table, sizes, out)
+    _function("finish_batch")((grid,), (32, SUM_RUNS), args)
 
 
 def _launch_over(name: str, n: int, args: tuple) -> None:

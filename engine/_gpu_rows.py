@@ -5,12 +5,12 @@ numbers (iteration, phase, thresholds, frontier, Δ, …), then what the iterati
 counters, which each block keeps in shared memory and adds every TALLY iterations and at the
 end of the batch (``add_tally`` in engine/kernels/frontier.cu). A barrier per iteration to
 read running totals cost a recorded Near-Far on PACE NE more than the search itself
-(bench/NOTES.md). After each batch the kernel ``finish_rows`` makes those additions the
+(bench/NOTES.md). After each batch the kernel ``finish_batch`` makes those additions the
 running totals of `engine.recording.FRAME_FIELDS`, and the far pile's size from the
 improving relaxations that made no frontier entry; the node counts come from the node
 stamps, here. Δ-stepping's and bucketing's bucket rows are changes of the sizes: at a phase
 end from a count of the pile, between phase ends from the moves of improved nodes from
-bucket to bucket (``move_bins``); the GPU adds them up (kernel ``sum_bins``) and the band's
+bucket to bucket (``move_bins``); the GPU adds them up (kernel ``finish_batch``) and the band's
 bucket is added here.
 """
 
@@ -35,7 +35,7 @@ def count_rows(
     done: int,
     buckets: list[np.ndarray] | None = None,
 ) -> None:
-    """Add the node counts to frame rows that kernel ``finish_rows`` finished, in place.
+    """Add the node counts to frame rows that kernel ``finish_batch`` finished, in place.
 
     Parameters
     ----------

@@ -124,7 +124,7 @@ def test_settled_stamps_follow_from_near_stamps_and_phase_ends(method, backend):
 @pytest.mark.parametrize("method", ["near_far", "delta_stepping", "bellman_ford"])
 def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     # The kernels write each row's own numbers and what its iteration added (after a phase
-    # end, also what the compaction kept); kernel finish_rows makes the running totals and
+    # end, also what the compaction kept); kernel finish_batch makes the running totals and
     # the pile's size after each batch, count_rows adds the node counts (from the stamps).
     # Fed the twin's frames taken apart so, batch by batch, they must give them back.
     import cupy as cp
@@ -159,7 +159,7 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     iterations = np.arange(len(frames))
     stamps = (rec.reached_at, rec.near_at, rec.settled_at)
     counts = np.array([[np.sum((s >= 0) & (s <= k)) for k in iterations] for s in stamps])
-    # Bucket rows as the GPU sums them (kernel sum_bins): the sizes ahead of the band.
+    # Bucket rows as the GPU sums them (kernel finish_batch): the sizes ahead of the band.
     bins = None
     if rec.buckets is not None:
         bins = rec.buckets[1:].copy()
@@ -178,8 +178,9 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
         mid = (a + b) // 2
         parts = None if bins is None else [bins[a:mid].copy(), bins[mid:b].copy()]
         ctl[_gpu.C_ITER], ctl[_gpu.C_CNT0 + b % 3], ctl[_gpu.C_DONE] = b, left, done
+        ctl[_gpu.C_RFROM] = a  # as the search kernel leaves them
         table = cp.asarray(raw[a:b])
-        _gpu.finish_rows(table, ctl, 10**9)
+        _gpu.finish_batch(table, ctl, 10**9)
         assert (table[:, width:] == 0).all()  # the next batch's tallies start from zero
         batch = table.get()[:, :width]
         count_rows(batch, counts, done=done, buckets=parts)
@@ -195,9 +196,9 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
 
 @pytest.mark.gpu
 def test_gpu_sums_bucket_rows_batch_after_batch():
-    # Kernel sum_bins: each batch's bucket rows (changes of the sizes) become the sizes, from
-    # the sizes the batch before left, and are zeroed for the next batch; runs of rows cross
-    # a block's 32 threads per column whatever the number of rows, and rows after the
+    # Kernel finish_batch: each batch's bucket rows (changes of the sizes) become the sizes,
+    # from the sizes the batch before left, and are zeroed for the next batch; runs of rows
+    # cross a block's 32 threads per column whatever the number of rows, and rows after the
     # batch's are left alone.
     import cupy as cp
 
@@ -208,10 +209,15 @@ def test_gpu_sums_bucket_rows_batch_after_batch():
     changes = [rng.integers(-50, 50, (k, BUCKET_BINS)) for k in (1, 5, 31, 32, 33, 1000, 3654)]
     sizes = cp.zeros(BUCKET_BINS, dtype=np.int64)
     before = np.zeros(BUCKET_BINS, dtype=np.int64)
+    ctl = cp.zeros(_gpu.C_SLOTS, dtype=np.uint64)
+    done = 0
     for batch in changes:
+        ctl[_gpu.C_RFROM], ctl[_gpu.C_ITER] = done, done + len(batch)
+        done += len(batch)
         table = cp.asarray(np.vstack([batch, np.full((2, BUCKET_BINS), 7)]))
         out = cp.full((len(batch) + 1, BUCKET_BINS), 5, dtype=np.int64)
-        _gpu.sum_bins(table, len(batch), sizes, out)
+        frames = cp.zeros((len(batch), _gpu.ROW_FIELDS), dtype=np.int64)
+        _gpu.finish_batch(frames, ctl, 10**9, (table, sizes, out))
         expected = before + np.cumsum(batch, axis=0)
         np.testing.assert_array_equal(out[: len(batch)].get(), expected)
         assert (out[len(batch) :] == 5).all()

@@ -66,12 +66,12 @@ enum {
     C_SORTS,        // bucketing: sorts of the far nodes into the store
     C_LOGPOS,       // recording: relax-log slots used (one per near entry relaxed; -1 where
                     // the entry had no arc, dropped when the log is read)
-    C_REDGES,       // recording: where the next batch's frame rows go on from (finish_rows):
+    C_REDGES,       // recording: where the next batch's frame rows go on from (finish_batch):
     C_RIMPROVED,    // the running totals of T_EDGES, T_IMPROVED and T_LOGGED after the last
-    C_RLOGGED,      // row finished, the far pile's size and the phase there, and the
-    C_RPILE,        // iterations finished (the host sets C_RPHASE to 1 at the start)
+    C_RLOGGED,      // row finished, the far pile's size and the phase there (the host sets
+    C_RPILE,        // C_RPHASE to 1 at the start)
     C_RPHASE,
-    C_RITER,
+    C_RFROM,        // recording: the iterations done when the last batch started
     C_SLOTS = 40
 };
 
@@ -976,6 +976,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
 
     if (vload(&ctl[C_DONE])) return;
     int it = (int)vload(&ctl[C_ITER]);
+    const int first_it = it;
     int fpar = (int)vload(&ctl[C_FPAR]);
     int ppar = (int)vload(&ctl[C_PPAR]);
     D lo = (D)vload(&ctl[C_LO]);
@@ -1230,6 +1231,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
         }
     if (tid == 0) {
         ctl[C_ITER] = it;
+        if (recording) ctl[C_RFROM] = (u64)first_it;  // the batch's rows: it - first_it
         ctl[C_FPAR] = fpar;
         ctl[C_PPAR] = ppar;
         ctl[C_LO] = done ? hi : lo;
@@ -1478,15 +1480,15 @@ extern "C" __global__ void stamp_nodes(const int* reached_at, const int* near_at
 // the `rows` rows of a rows x BUCKET_BINS table from `sizes` (the sizes before the first
 // row), which then get the sizes after the last row. The table's rows are zeroed for the
 // next batch's changes.
-// Launched as BUCKET_BINS / 32 blocks of 32 x SUM_RUNS threads: a block's 32 columns each
-// have SUM_RUNS threads that sum one run of rows, the runs' sums are added up in shared
-// memory, and each run is summed again from its start (one thread per column would wait on
-// a column's loads one after another: 3,654 rows on PACE NE).
+// A block of 32 x SUM_RUNS threads sums the 32 columns from `col0`: each column has SUM_RUNS
+// threads that sum one run of rows, the runs' sums are added up in shared memory, and each
+// run is summed again from its start (one thread per column would wait on a column's loads
+// one after another: 3,654 rows on PACE NE).
 #define SUM_RUNS 32
-extern "C" __global__ void sum_bins(long long* table, long long rows, long long* sizes,
-                                    long long* out) {
+__device__ void sum_bins(long long* table, long long rows, long long* sizes, long long* out,
+                         int col0) {
     __shared__ long long runs[SUM_RUNS][32];
-    const int col = blockIdx.x * 32 + threadIdx.x;
+    const int col = col0 + threadIdx.x;
     const long long len = (rows + SUM_RUNS - 1) / SUM_RUNS;
     const long long first = threadIdx.y * len, end = min(first + len, rows);
     long long sum = sizes[col];  // read before the last run's thread writes it
@@ -1503,21 +1505,22 @@ extern "C" __global__ void sum_bins(long long* table, long long rows, long long*
     if (threadIdx.y == SUM_RUNS - 1) sizes[col] = sum;  // every run before it added
 }
 
-// Recording: finish the frame rows of the batch that just ran, where it left them, all but
-// the node counts (the host adds those from the stamps, engine/_gpu_rows.py): the running
-// totals of the tallies, and the far pile's size. Each improving relaxation appends its node
-// to the next frontier or to the far pile; after a phase end that goes on (it raises the
-// phase counter; the search's last end does not) the pile is what the compaction kept. So
+// Recording: finish the `rows` frame rows of the batch that just ran, all but the node
+// counts (the host adds those from the stamps, engine/_gpu_rows.py): the running totals of
+// the tallies, and the far pile's size. Each improving relaxation appends its node to the
+// next frontier or to the far pile; after a phase end that goes on (it raises the phase
+// counter; the search's last end does not) the pile is what the compaction kept. So
 // pile[i] = kept[i] after such an end, else pile[i - 1] + improved[i] - frontier[i + 1]: a
 // scan of the maps p -> a * p + b. One warp, 32 rows at a time; the rows go on from the
 // control block's C_R* slots, and their tallies are zeroed for the next batch. (On a city's
 // few hundred rows, NumPy's steps for this took a GPU machine's host 0.12 ms, most of what
 // a recorded Delta-stepping search cost it more: bench/NOTES.md.)
-extern "C" __global__ void finish_rows(long long* frames, u64* ctl, long long pile_cap) {
+__device__ void finish_rows(long long* frames, u64* ctl, long long pile_cap, long long rows) {
     const unsigned all = 0xffffffffu;
     const int lane = threadIdx.x;
-    const long long iter = (long long)ctl[C_ITER], rows = iter - (long long)ctl[C_RITER];
+    const long long iter = (long long)ctl[C_ITER];
     const long long next_frontier = (long long)ctl[C_CNT0 + iter % 3];
+    const bool finished = ctl[C_DONE] == 1;  // nothing is far any more after the last row
     long long edges = (long long)ctl[C_REDGES], improved = (long long)ctl[C_RIMPROVED];
     long long logged = (long long)ctl[C_RLOGGED], pile = (long long)ctl[C_RPILE];
     long long phase = (long long)ctl[C_RPHASE];
@@ -1563,7 +1566,7 @@ extern "C" __global__ void finish_rows(long long* frames, u64* ctl, long long pi
             row[F_IMPROVED] = improved + g;
             row[F_RELAXED] = logged + l;
             row[F_PILE] += min(here, pile_cap);  // after bucketing's store
-            if (i == rows - 1 && ctl[C_DONE] == 1) row[F_PILE] = 0;  // nothing is far any more
+            if (i == rows - 1 && finished) row[F_PILE] = 0;
         }
         const int last = (int)min(31LL, rows - 1 - first);
         edges += __shfl_sync(all, e, 31);
@@ -1578,8 +1581,22 @@ extern "C" __global__ void finish_rows(long long* frames, u64* ctl, long long pi
         ctl[C_RLOGGED] = (u64)logged;
         ctl[C_RPILE] = (u64)pile;
         ctl[C_RPHASE] = (u64)phase;
-        ctl[C_RITER] = (u64)iter;
     }
+}
+
+// Recording: everything after a batch that the host would otherwise wait on, in one launch
+// queued behind the batch (so one copy brings the control block, the rows and the sizes
+// back): block 0's first warp finishes the frame rows (finish_rows); with bucket rows
+// (`table` not null), blocks 1 to BUCKET_BINS / 32 turn them into sizes (sum_bins). The
+// batch's rows are those of the iterations since C_RFROM, both written by the search kernel.
+// Launched as 1 (+ BUCKET_BINS / 32) blocks of 32 x SUM_RUNS threads.
+extern "C" __global__ void finish_batch(long long* frames, u64* ctl, long long pile_cap,
+                                        long long* table, long long* sizes, long long* out) {
+    const long long rows = (long long)ctl[C_ITER] - (long long)ctl[C_RFROM];
+    if (blockIdx.x > 0)
+        sum_bins(table, rows, sizes, out, (blockIdx.x - 1) * 32);
+    else if (threadIdx.y == 0)
+        finish_rows(frames, ctl, pile_cap, rows);
 }
 
 // The distances as int64, `unreachable` where no path reached the node.
