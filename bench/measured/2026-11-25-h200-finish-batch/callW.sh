@@ -1,0 +1,14 @@
+set -o pipefail
+export PYTHONUNBUFFERED=1 FRONTIER_CACHE_DIR=/tmp/fc FRONTIER_OFFLINE=1 FRONTIER_SHARED_DATA=$PWD/.dev16/data FRONTIER_PREBUILT=$PWD/.dev16/prebuilt
+nvidia-smi --query-gpu=name --format=csv,noheader | tee $OUT/device.txt
+pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl > /dev/null 2>&1
+PYTHONPATH=$PWD timeout 60 python -m pytest -q -x -m gpu tests/test_recording.py -p no:cacheprovider 2>&1 | tail -3 | tee $OUT/tests-recording.log
+for e in head new new head; do
+  if [ $e = head ]; then P=$PWD/.dev16/head; else P=$PWD; fi
+  BATCH=64 PYTHONPATH=$P timeout 60 python .dev16/regress.py porto_alegre_all.npz,NE $e 2>&1 | tee -a $OUT/regress-batch64.log
+done
+PYTHONPATH=/tmp/site:$PWD timeout 200 python -m pytest -q -m gpu tests --ignore=tests/test_viz_browser.py -p no:cacheprovider 2>&1 | tail -8 | tee $OUT/tests.log
+for e in head new new head; do
+  if [ $e = head ]; then P=$PWD/.dev16/head; else P=$PWD; fi
+  BATCH=1024 PYTHONPATH=$P timeout 40 python .dev16/regress.py porto_alegre_all.npz $e 2>&1 | tee -a $OUT/regress-batch1024.log
+done
