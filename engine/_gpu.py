@@ -561,10 +561,11 @@ def finish_batch(frames, ctl, pile_cap: int, sums=None) -> None:
     """Finish the frame rows (CuPy, ``ROW_FIELDS`` columns) of the batch that just ran, all
     but their node counts, from where the control block ``ctl`` says the last batch's ended;
     ``pile_cap`` is the far pile's capacity (a row shows at most that many entries, as it
-    holds). ``sums``, Δ-stepping's and bucketing's (CuPy, ``BUCKET_BINS`` columns): its
-    bucket rows, changes of the sizes, become the sizes from ``sizes`` in the rows of
-    ``out`` and are zeroed; ``sizes`` then gets the last row's. The batch's rows are the
-    iterations since ``ctl[C_RFROM]`` (kernel ``finish_batch``)."""
+    holds). ``sums`` is Δ-stepping's and bucketing's ``(table, sizes, out)`` (CuPy,
+    ``BUCKET_BINS`` columns): the rows of ``table``, changes of the bucket sizes, become the
+    sizes from ``sizes`` in the rows of ``out`` and are zeroed; ``sizes`` then gets the last
+    row's. The batch's rows are the iterations since ``ctl[C_RFROM]`` (kernel
+    ``finish_batch``)."""
     table, sizes, out = sums or (0, 0, 0)
     grid = 1 + (BUCKET_BINS // 32 if sums else 0)
     args = (frames, ctl, np.int64(pile_cap), table, sizes, out)
