@@ -460,22 +460,25 @@ class _RecordingBlock:
         cp = _backend.cupy()
         batch = self.batch = spec.batch_size
         self.bins = BUCKET_BINS if spec.has_buckets else 0
-        self.copied = C_SLOTS + batch * (ROW_FIELDS + self.bins)
+        #: where the frame rows and the sizes by iteration start, and the part copied
+        self.rows_at, self.sizes_at = C_SLOTS, C_SLOTS + batch * ROW_FIELDS
+        self.copied = self.sizes_at + batch * self.bins
         self.memory = cp.zeros(self.copied + (batch + 3) * self.bins, dtype=np.int64)
         self.ctl = self.memory[:C_SLOTS].view(np.uint64)
         self.ctl.set(ctl)
-        self.frames = self._rows(self.memory, 0, ROW_FIELDS)
+        self.frames = self._rows(self.memory, self.rows_at, ROW_FIELDS)
         #: Δ-stepping and bucketing: the search kernel's bucket rows, and the (changes,
         #: sizes after the last batch, sizes by iteration) of kernel finish_batch
         self.changes = self.sums = None
         if self.bins:
             ahead = self.memory[self.copied :].reshape(-1, BUCKET_BINS)
             self.changes = ahead[: batch + 2]
-            self.sums = (self.changes, ahead[batch + 2], self._rows(self.memory, 1, self.bins))
+            by_iteration = self._rows(self.memory, self.sizes_at, self.bins)
+            self.sums = (self.changes, ahead[batch + 2], by_iteration)
 
-    def _rows(self, memory, part: int, width: int):
-        """Part ``part`` (frame rows, sizes by iteration) of ``memory``: ``batch`` rows."""
-        start = C_SLOTS + part * self.batch * ROW_FIELDS
+    def _rows(self, memory, start: int, width: int):
+        """``batch`` rows of ``width`` columns from ``start`` of ``memory`` (the block on the
+        device, or its copied part on the host)."""
         return memory[start : start + self.batch * width].reshape(self.batch, width)
 
     def finish(self, pile_cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -489,8 +492,8 @@ class _RecordingBlock:
         _backend.cupy().cuda.get_current_stream().synchronize()
         state = host[:C_SLOTS].view(np.uint64)
         k = int(state[C_ITER] - state[C_RFROM])
-        bins = self._rows(host, 1, self.bins)[:k] if self.bins else None
-        return state, self._rows(host, 0, ROW_FIELDS)[:k], bins
+        bins = self._rows(host, self.sizes_at, self.bins)[:k] if self.bins else None
+        return state, self._rows(host, self.rows_at, ROW_FIELDS)[:k], bins
 
 
 class _Recorder:
