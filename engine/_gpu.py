@@ -173,6 +173,7 @@ def small_frontier_scope() -> str:
     return "cluster" if clusters_available() else "grid"
 
 
+@functools.cache
 def _name_of(kernel: str, dtype: np.dtype, *more: str) -> str:
     return f"{kernel}<{', '.join((_TYPES[np.dtype(dtype)], *more))}>"
 
@@ -196,7 +197,10 @@ def _records(spec: RunSpec, recording: bool) -> int:
 ELEMENTWISE = ("search_init", "widen")
 
 
+@functools.cache
 def _module():
+    """The compiled kernels, looked up once: reading and hashing the source and naming every
+    kernel on each search cost it tens of µs of a GPU machine's host (bench/NOTES.md)."""
     scopes = _available()
     # Bucketing's recordings always have bucket sizes.
     flags = [(REC_NONE, False), (REC_NONE, True), (REC_FRAMES, False)]
@@ -292,6 +296,13 @@ def run(
     relax_log = cp.empty(max(4 * n, 1024), dtype=np.int32) if rec is not None else None
     # The iteration that ended each phase (a phase settles at least one node: n + 1 at most).
     ends = cp.empty(n + 2, dtype=np.int32) if rec is not None else None
+    recorder = block = None
+    if rec is not None:
+        block = _RecordingBlock(spec)
+        recorder = _Recorder(rec, reached_at, near_at, ends)
+        rec.append(_initial_row(spec), _initial_buckets() if spec.has_buckets else None)
+    ctl_dev = cp.empty(C_SLOTS, dtype=np.uint64) if block is None else block.ctl
+    scalar = dtype.type
     _launch_elementwise(
         "search_init",
         dtype,
@@ -307,25 +318,12 @@ def run(
             _arg(band),
             _arg(near_at),
             _arg(reached_at),
+            ctl_dev,
+            scalar(spec.initial_hi(inf)),
+            scalar(spec.delta),
         ),
     )
-    ctl = np.zeros(C_SLOTS, dtype=np.uint64)
-    ctl[C_CNT0] = 1
-    ctl[C_PHASE] = 1
-    ctl[C_HI] = spec.initial_hi(inf)
-    ctl[C_DELTA] = spec.delta
-    ctl[C_PMIN] = inf
-    if band is not None:
-        ctl[C_BAND] = 1
-    recorder = block = None
-    if rec is not None:
-        ctl[C_RPHASE] = 1  # the rows start in phase 1 (kernel finish_batch)
-        block = _RecordingBlock(spec, ctl)
-        recorder = _Recorder(rec, reached_at, near_at, ends)
-        rec.append(_initial_row(spec), _initial_buckets() if spec.has_buckets else None)
-    ctl_dev = cp.asarray(ctl) if block is None else block.ctl
 
-    scalar = dtype.type
     args = [
         dev.indptr,
         light_end,
@@ -456,7 +454,7 @@ class _RecordingBlock:
     Before, the host waited for the control block and then launched and copied the sizes:
     each step costs a GPU machine's host 5-10 µs (bench/NOTES.md)."""
 
-    def __init__(self, spec: RunSpec, ctl: np.ndarray):
+    def __init__(self, spec: RunSpec):
         cp = _backend.cupy()
         batch = self.batch = spec.batch_size
         self.bins = BUCKET_BINS if spec.has_buckets else 0
@@ -464,8 +462,7 @@ class _RecordingBlock:
         self.rows_at, self.sizes_at = C_SLOTS, C_SLOTS + batch * ROW_FIELDS
         self.copied = self.sizes_at + batch * self.bins
         self.memory = cp.zeros(self.copied + (batch + 3) * self.bins, dtype=np.int64)
-        self.ctl = self.memory[:C_SLOTS].view(np.uint64)
-        self.ctl.set(ctl)
+        self.ctl = self.memory[:C_SLOTS].view(np.uint64)  # kernel search_init fills it
         self.frames = self._rows(self.memory, self.rows_at, ROW_FIELDS)
         #: Δ-stepping and bucketing: the search kernel's bucket rows, and the (changes,
         #: sizes after the last batch, sizes by iteration) of kernel finish_batch

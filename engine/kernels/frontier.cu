@@ -68,8 +68,8 @@ enum {
                     // the entry had no arc, dropped when the log is read)
     C_REDGES,       // recording: where the next batch's frame rows go on from (finish_batch):
     C_RIMPROVED,    // the running totals of T_EDGES, T_IMPROVED and T_LOGGED after the last
-    C_RLOGGED,      // row finished, the far pile's size and the phase there (the host sets
-    C_RPILE,        // C_RPHASE to 1 at the start)
+    C_RLOGGED,      // row finished, the far pile's size and the phase there (search_init
+    C_RPILE,        // sets C_RPHASE to 1)
     C_RPHASE,
     C_RFROM,        // recording: the iterations done when the last batch started
     C_SLOTS = 40
@@ -1426,11 +1426,13 @@ __device__ void search_async(KERNEL_PARAMS) {
 
 // A search's starting state in one launch: every node unreached and unmarked but the source,
 // which is the first frontier entry (and, when the band is listed, its first node; the
-// stamp arrays that exist start at -1).
+// stamp arrays that exist start at -1); and the control block, band [0, hi) of width
+// `delta` in phase 1 (its copy from the host cost every search tens of us of a GPU
+// machine's host: bench/NOTES.md).
 template <typename D>
 __global__ void search_init(D* dist, int* mark, long long n, long long source, Entry* front,
                             const long long* indptr, const long long* light_end, int* band,
-                            int* near_at, int* reached_at) {
+                            int* near_at, int* reached_at, u64* ctl, D hi, D delta) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
         const bool src = i == source;
@@ -1442,6 +1444,14 @@ __global__ void search_init(D* dist, int* mark, long long n, long long source, E
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         front[0] = Entry{(int)source, (int)indptr[source], (int)light_end[source]};
         if (band) band[0] = (int)source;
+        for (int k = 0; k < C_SLOTS; ++k) ctl[k] = 0;
+        ctl[C_CNT0] = 1;  // the source's entry
+        ctl[C_PHASE] = 1;
+        ctl[C_HI] = hi;
+        ctl[C_DELTA] = delta;
+        ctl[C_PMIN] = inf_of<D>();
+        if (band) ctl[C_BAND] = 1;
+        if (reached_at) ctl[C_RPHASE] = 1;  // recording: the rows start in phase 1
     }
 }
 
