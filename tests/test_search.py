@@ -262,12 +262,13 @@ def test_auto_delta_is_reported():
     [("grid", 40), ("heavy", 2)],  # heavy: far nodes beyond the last bucket bin too
 )
 @pytest.mark.parametrize("method", ITERATIVE)
-def test_recording_invariants(backend, method, shape, delta):
+@pytest.mark.parametrize("batch", [7, 1024])  # 1024: the whole search in one batch
+def test_recording_invariants(backend, method, shape, delta, batch):
     if shape == "grid":
         g = grid_graph(25, 25, seed=4)
     else:
         g = random_graph(np.random.default_rng(5), 300, 1500, max_weight=1000)
-    r = sssp(g, 3, method=method, backend=backend, delta=delta, batch_size=7, record=True)
+    r = sssp(g, 3, method=method, backend=backend, delta=delta, batch_size=batch, record=True)
     rec = r.recording
     assert len(rec) == r.counters.iterations + 1
     reachable = r.distances != UNREACHABLE
