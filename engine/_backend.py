@@ -84,6 +84,21 @@ def pinned_empty(shape: int | tuple[int, ...], dtype) -> np.ndarray:
     return cupyx.empty_pinned(shape, dtype=dtype)
 
 
+def host_pointer(array: np.ndarray) -> np.uint64:
+    """A kernel argument for ``array``'s page-locked host memory, which a kernel reads and
+    writes through the host's own pointer (unified addressing). Raise `ValueError` when the
+    memory is not page-locked: a kernel's access there would fault."""
+    ptr = array.ctypes.data
+    if cupy().cuda.runtime.pointerGetAttributes(ptr).type != _HOST_MEMORY:
+        msg = "a kernel can only write page-locked host memory; make it with pinned_empty"
+        raise ValueError(msg)
+    return np.uint64(ptr)
+
+
+#: ``cudaMemoryTypeHost``: page-locked host memory, as CUDA's pointer attributes say.
+_HOST_MEMORY = 1
+
+
 def free_gpu_memory() -> int:
     """Return the free memory of the current GPU in bytes, counting CuPy's pooled blocks."""
     cp = cupy()

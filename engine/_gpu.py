@@ -43,6 +43,12 @@ SUM_RUNS = 32
 #: What a search kernel records (REC_* in the kernel): nothing; the node stamps, frame rows
 #: and relax log; those and the sizes of the buckets ahead (Δ-stepping and bucketing).
 REC_NONE, REC_FRAMES, REC_BUCKETS = 0, 1, 2
+#: Batches of at least this many iterations queue the search's end behind them (kernel
+#: ``finish_search``, which does nothing until the control block says the search finished,
+#: then writes the distances and a recording's stamps straight into the host's memory), so
+#: that its host steps run while the batch does. A batch this long outlasts the launch; a
+#: shorter one would wait for it.
+END_AHEAD_BATCH = 16
 #: Cluster scope: blocks, threads per block and shared-memory capacities per block (entries
 #: of the frontier, far appends staged); CLUSTER, CLUSTER_THREADS, QCAP and FCAP in the
 #: kernel. 512 threads beat 1024 by 13 % on PACE NE: every warp pays each iteration's
@@ -119,13 +125,13 @@ ENTRY = np.dtype([("v", np.int32), ("start", np.int32), ("end", np.int32)], alig
 
 def required_bytes(graph: CSRGraph, dtype: np.dtype, *, recording: bool) -> int:
     """Device memory one search needs: graph, distances, queues, marks, bucketing's store,
-    stamps and phase ends (six ``int32`` arrays while a recording takes them: three the
-    search writes, three copied to the host)."""
+    stamps and phase ends (three ``int32`` arrays while recording: the stamps the host takes
+    are written straight into its memory)."""
     n, m = graph.n_nodes, graph.n_arcs
     graph_bytes = 8 * (n + 1) * 2 + 4 * m * 2 + ARC_BYTES * m
     fronts = 2 * max(n, m) * ENTRY.itemsize
     work = dtype.itemsize * n + 8 * n + fronts + 4 * (2 * (n + m) + 3 * n)
-    return graph_bytes + work + (24 * n if recording else 0)
+    return graph_bytes + work + (12 * n if recording else 0)
 
 
 def check_fits(required: int, free: int) -> None:
@@ -193,8 +199,9 @@ def _records(spec: RunSpec, recording: bool) -> int:
     return REC_BUCKETS if spec.has_buckets else REC_FRAMES
 
 
-#: Grid-stride kernels around a search: its starting state and the int64 distances.
-ELEMENTWISE = ("search_init", "widen")
+#: Grid-stride kernels around a search: its starting state and its end (the int64
+#: distances and a recording's stamps).
+ELEMENTWISE = ("search_init", "finish_search")
 
 
 @functools.cache
@@ -209,7 +216,7 @@ def _module():
     if "cluster" in scopes:
         names += [_name("async", t) for t in _TYPES]
     names += [_name_of(k, t) for k in ELEMENTWISE for t in _TYPES]
-    names += ["stamp_nodes", "finish_batch"]
+    names += ["finish_batch"]
     return _backend.kernel_module(KERNEL_FILE, (*names, *(_PROBES[s] for s in scopes)))
 
 
@@ -302,6 +309,20 @@ def run(
         recorder = _Recorder(rec, reached_at, near_at, ends)
         rec.append(_initial_row(spec), _initial_buckets() if spec.has_buckets else None)
     ctl_dev = cp.empty(C_SLOTS, dtype=np.uint64) if block is None else block.ctl
+    # Page-locked memory for the distances (kernel finish_search) and the control block,
+    # made while the first launch runs: made before it, it delayed every search.
+    out = out_at = ctl_host = None
+    stream = cp.cuda.get_current_stream()
+    copied = cp.cuda.Event(disable_timing=True)
+    # A stream records each batch itself; otherwise the recording is taken at the end.
+    recorder_ends = recorder is not None and on_batch is None
+
+    def end(if_done: bool, width: int) -> None:
+        """Queue the search's end: the distances and, when the recording is taken at the
+        end, its stamps (``width``: at least the iterations done then, plus one)."""
+        stamps = recorder.end(relax_log, width, if_done=if_done) if recorder_ends else None
+        _finish_search(dist, dtype, out_at, ctl_dev, if_done, stamps)
+
     scalar = dtype.type
     _launch_elementwise(
         "search_init",
@@ -375,23 +396,13 @@ def run(
     host_syncs = 0
     size = 1
     current = scopes[0]
-    state = out = None
-    if spec.method.asynchronous and rec is None and clusters_available():
-        _kernel("async", dtype)(
-            (_backend.multiprocessor_count(),),  # one block (and ring) per multiprocessor
-            (CLUSTER_BLOCK,),
-            (*args, np.int64(-1), np.int64(2**62), np.int32(ring_capacity), sizes[1]),
-            shared_mem=ASYNC_SHARED_BYTES,
-        )
-        # It mostly finishes the search: the distances' copy, queued behind it, then comes
-        # with its one wait. (After a full ring the batches go on, and queue it again.)
-        queued = _distances(dist, dtype)
-        state = ctl_dev.get()
-        host_syncs += 1
-        size = _frontier_size(state)
-        if state[C_DONE]:
-            out = queued
+    state = None
+    ahead = spec.batch_size >= END_AHEAD_BATCH
+    ended = False  # whether the end was queued behind the last launch
+    asynchronous = spec.method.asynchronous and rec is None and clusters_available()
     while state is None or not state[C_DONE]:
+        # (read before the batch's copy, which may land in the same page-locked block)
+        done_before = 0 if state is None else int(state[C_ITER])
         if relax_log is not None:
             used = 0 if state is None else int(state[C_LOGPOS])
             if used + size > relax_log.size:  # room for the next frontier, and then some
@@ -399,34 +410,58 @@ def run(
                 grown[:used] = relax_log[:used]
                 relax_log = grown
                 args[log_at : log_at + 2] = [relax_log, np.int64(relax_log.size)]
-        if switching:
-            current = _next_scope(current, size)
-        n_blocks, threads, shared, below, above = launch[current]
-        _kernel(current, dtype, records, spec.method.bucketed)(
-            (n_blocks,),
-            (threads,),
-            (*args, np.int64(below), np.int64(above), *sizes),
-            shared_mem=shared,
-        )
+        if asynchronous and state is None:
+            _kernel("async", dtype)(
+                (_backend.multiprocessor_count(),),  # one block (and ring) per multiprocessor
+                (CLUSTER_BLOCK,),
+                (*args, np.int64(-1), np.int64(2**62), np.int32(ring_capacity), sizes[1]),
+                shared_mem=ASYNC_SHARED_BYTES,
+            )
+            ended = True  # it mostly finishes the search (after a full ring, batches go on)
+        else:
+            if switching:
+                current = _next_scope(current, size)
+            n_blocks, threads, shared, below, above = launch[current]
+            _kernel(current, dtype, records, spec.method.bucketed)(
+                (n_blocks,),
+                (threads,),
+                (*args, np.int64(below), np.int64(above), *sizes),
+                shared_mem=shared,
+            )
+            ended = ahead
+        if out is None:
+            out = _backend.pinned_empty(n, np.int64)
+            out_at = _backend.host_pointer(out)
+            if block is None:
+                ctl_host = _backend.pinned_empty(C_SLOTS, np.uint64)
+        # The launch's control block (and, recorded, its rows and bucket sizes) come back
+        # with its one host synchronisation: a wait for the copy only, so that the end
+        # queued behind it runs on the GPU while the host goes on.
+        host = block.queue(cap) if block is not None else ctl_dev.get(out=ctl_host, blocking=False)
+        copied.record()
+        if ended:
+            end(True, done_before + spec.batch_size + 1)
+        copied.synchronize()
         if block is None:
-            state = ctl_dev.get()  # the one host synchronisation of this batch
-        else:  # the batch's rows and bucket sizes come with it
-            state, rows, bins = block.finish(cap)
+            state = host
+        else:
+            state, rows, bins = block.take(host)
             recorder.batches.append((rows, bins))
             if on_batch is not None:  # a stream sees each batch's node states
-                recorder.record(relax_log, state)
+                stamps = recorder.end(relax_log, int(state[C_ITER]) + 1, if_done=False)
+                _finish_search(dist, dtype, 0, ctl_dev, False, stamps)
+                stream.synchronize()
+                recorder.take(state)
                 on_batch()
         host_syncs += 1
         size = _frontier_size(state)
-    if out is None:
-        out = _distances(dist, dtype)
-    if recorder is not None and on_batch is None:
+    if not ended:
+        end(False, int(state[C_ITER]) + 1)
+    stream.synchronize()
+    if recorder_ends:
         # Once, at the end: a copy per batch cost 1.2 MB a batch on 100k nodes, which made
-        # recorded searches at batch 1 of long chains run for minutes. It waits for the
-        # distances' copy too.
-        recorder.record(relax_log, state)
-    else:
-        cp.cuda.get_current_stream().synchronize()
+        # recorded searches at batch 1 of long chains run for minutes.
+        recorder.take(state)
     counters = Counters(
         iterations=int(state[C_ITER]),
         phases=int(state[C_PHASE]),
@@ -480,15 +515,17 @@ class _RecordingBlock:
         device, or its copied part on the host)."""
         return memory[start : start + self.batch * width].reshape(self.batch, width)
 
-    def finish(self, pile_cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """Finish the batch that just ran on the GPU and wait for it (the batch's one host
-        synchronisation): return its control block, frame rows and bucket sizes (or None),
-        in fresh page-locked memory."""
+    def queue(self, pile_cap: int) -> np.ndarray:
+        """Queue the finish of the batch that was just launched and the copy of its control
+        block, frame rows and bucket sizes into fresh page-locked memory; return that
+        memory (`take` reads it once the stream got there)."""
         finish_batch(self.frames, self.ctl, pile_cap, self.sums)
-        host = self.memory[: self.copied].get(
+        return self.memory[: self.copied].get(
             out=_backend.pinned_empty(self.copied, np.int64), blocking=False
         )
-        _backend.cupy().cuda.get_current_stream().synchronize()
+
+    def take(self, host: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The batch's control block, frame rows and bucket sizes (or None) in ``host``."""
         state = host[:C_SLOTS].view(np.uint64)
         k = int(state[C_ITER] - state[C_RFROM])
         bins = self._rows(host, self.sizes_at, self.bins)[:k] if self.bins else None
@@ -506,31 +543,48 @@ class _Recorder:
         self.rec, self.reached_at, self.near_at, self.ends = rec, reached_at, near_at, ends
         #: (frame rows, bucket sizes or None) of each batch not recorded yet, on the host
         self.batches: list[tuple[np.ndarray, np.ndarray | None]] = []
+        #: the stamps' counts by iteration (device, rows of `width`) and where they are
+        #: taken (page-locked), and the relax log's used slots (page-locked)
+        self.counts = self.taken = self.slots = None
+        self.width = 0
+        #: where kernels write the recording's stamps (`search.sssp` made them page-locked)
+        self.stamps_at = _backend.host_pointer(rec.stamps)
 
-    def record(self, relax_log, state: np.ndarray) -> None:
-        """Derive the settled stamps, count the stamps, copy them and the relax log's slots
-        into the recording and add the node counts to the waiting rows."""
-        cp = _backend.cupy()
-        rec, n = self.rec, self.near_at.size
-        # The phases ended so far; the last end does not raise the phase counter.
-        ended = int(state[C_PHASE]) - 1 + bool(state[C_DONE])
-        stamps = cp.empty((3, n), dtype=np.int32)  # reached, near and settled
+    def end(self, relax_log, width: int, *, if_done: bool) -> tuple:
+        """Kernel ``finish_search``'s arguments that take the stamps into the recording's
+        page-locked memory, and the relax log's slots and the stamps' counts into this
+        recorder's (``width``: at least the iterations done then, plus one)."""
+        if not if_done or self.counts is None or self.counts.shape[0] < 3 * width + 1:
+            # Queued behind every long batch the kernel counts once, so the counts grow by
+            # doubling; a stream counts after every batch. (The slot after the three rows
+            # counts the kernel's blocks that finished.)
+            if if_done and self.counts is not None:
+                width = max(width, 2 * self.width)
+            self.width = width
+            self.counts = _backend.cupy().zeros(3 * width + 1, dtype=np.int64)
+            self.taken = _backend.pinned_empty(3 * width, np.int64)
+            self.taken_at = _backend.host_pointer(self.taken)
+        if not if_done or self.slots is None or self.slots.size < relax_log.size:
+            # (a stream's recording keeps each batch's slots)
+            self.slots = _backend.pinned_empty(relax_log.size, np.int32)
+            self.slots_at = _backend.host_pointer(self.slots)
+        return (
+            *(self.reached_at, self.near_at, self.ends, self.stamps_at),
+            *(self.counts, np.int32(self.width), relax_log, self.slots_at, self.taken_at),
+        )
+
+    def take(self, state: np.ndarray) -> None:
+        """Add the stamps that kernel ``finish_search`` wrote (the stream has got there) to
+        the recording, and their counts to the waiting rows."""
+        rec = self.rec
         width = int(state[C_ITER]) + 1
-        counts = cp.zeros((3, width), dtype=np.int64)
-        args = (self.reached_at, self.near_at, np.int64(n), self.ends, np.int32(ended), stamps)
-        _launch_over("stamp_nodes", n, (*args, counts, np.int32(width)))
-        # Straight into the recording's block (page-locked, `search.sssp` made it so).
-        stamps.get(out=rec.stamps, blocking=False)
-        counts = counts.get(out=_backend.pinned_empty(counts.shape, np.int64), blocking=False)
-        used = int(state[C_LOGPOS])
-        slots = relax_log[:used].get(out=_backend.pinned_empty(used, np.int32), blocking=False)
+        counts = self.taken[: 3 * width].reshape(3, width)
+        np.cumsum(counts, axis=1, out=counts)  # the nodes reached, near and settled by each
         # The waiting batches' rows (copied with the batches' synchronisations) as one
         # table, in fresh memory.
         batches, self.batches = self.batches, []
         rows = np.concatenate([r[:, : len(FRAME_FIELDS)] for r, _ in batches])
         done = int(state[C_DONE])
-        cp.cuda.get_current_stream().synchronize()
-        np.cumsum(counts, axis=1, out=counts)  # the nodes reached, near and settled by each
         if batches[0][1] is None:
             count_rows(rows, counts, done=done)
             rec.append(rows)
@@ -541,18 +595,21 @@ class _Recorder:
             for sizes in bins:
                 rec.append(rows[start : start + len(sizes)], sizes)
                 start += len(sizes)
-        rec.take_relax_slots(slots)
+        rec.take_relax_slots(self.slots[: int(state[C_LOGPOS])])
 
 
-def _distances(dist, dtype: np.dtype) -> np.ndarray:
-    """Queue the copy of a search's distances into page-locked memory as ``int64``
-    (`UNREACHABLE` where unreached) and return that memory, filled once the stream gets
-    there. Widened on the device and copied so: 0.29 ms on PACE NE, against 0.98 ms into
-    ordinary memory and 1.6 ms for a 4-byte copy converted on the host."""
+#: Kernel ``finish_search``'s arguments of a search not recorded (or recorded by a stream).
+_NO_STAMPS = (0, 0, 0, 0, 0, np.int32(0), 0, 0, 0)
+
+
+def _finish_search(dist, dtype: np.dtype, out_at, ctl, if_done: bool, stamps=None) -> None:
+    """Queue kernel ``finish_search``: the distances as ``int64`` (`UNREACHABLE` where
+    unreached) into the page-locked memory at ``out_at`` (0: not taken), and ``stamps``, a
+    recording's arguments (`_Recorder.end`); with ``if_done``, only once the control block
+    ``ctl`` says the search finished."""
     n = dist.size
-    wide = _backend.cupy().empty(n, dtype=np.int64)
-    _launch_elementwise("widen", dtype, n, (dist, np.int64(n), np.int64(UNREACHABLE), wide))
-    return wide.get(out=_backend.pinned_empty(n, np.int64), blocking=False)
+    args = (dist, np.int64(n), np.int64(UNREACHABLE), out_at, ctl, np.int32(if_done))
+    _launch_elementwise("finish_search", dtype, n, (*args, *(stamps or _NO_STAMPS)))
 
 
 def _frontier_size(state: np.ndarray) -> int:

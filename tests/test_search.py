@@ -262,7 +262,9 @@ def test_auto_delta_is_reported():
     [("grid", 40), ("heavy", 2)],  # heavy: far nodes beyond the last bucket bin too
 )
 @pytest.mark.parametrize("method", ITERATIVE)
-@pytest.mark.parametrize("batch", [7, 1024])  # 1024: the whole search in one batch
+# The GPU queues the end (distances, stamps) after the last batch at 7, behind each batch at
+# 20 and 1024 (`_gpu.END_AHEAD_BATCH`); 1024 runs the whole search in one batch.
+@pytest.mark.parametrize("batch", [7, 20, 1024])
 def test_recording_invariants(backend, method, shape, delta, batch):
     if shape == "grid":
         g = grid_graph(25, 25, seed=4)
@@ -315,9 +317,10 @@ def test_recording_is_compact():
     assert rec.nbytes() < 2_500_000
 
 
-def test_stream_yields_while_running(backend):
+@pytest.mark.parametrize("batch", [4, 32])  # the GPU's distances queued after or behind batches
+def test_stream_yields_while_running(backend, batch):
     g = grid_graph(20, 20)
-    s = engine.stream(g, 0, backend=backend, delta=20, batch_size=4)
+    s = engine.stream(g, 0, backend=backend, delta=20, batch_size=batch)
     frames = []
     for snap in s:  # each frame's node states agree with its counts as it arrives
         frames.append(snap.iteration)

@@ -1159,7 +1159,7 @@ __device__ void search_batch(KERNEL_PARAMS) {
                 if (pile.scan) ctl[C_REBUILDS] += 1;
                 ctl[C_BSTART] = band_hi;
                 // Recording: the iteration that ended each phase, for the settled stamps
-                // (stamp_nodes); the phase counter went up unless this end was the last.
+                // (stamp_node); the phase counter went up unless this end was the last.
                 if (recording) ends[done ? phase - 1 : phase - 2] = it;
             }
         }
@@ -1455,36 +1455,6 @@ __global__ void search_init(D* dist, int* mark, long long n, long long source, E
     }
 }
 
-// Recording, when the host takes the node stamps: each node's settled stamp, the first
-// phase end after its near stamp (`ends`, ascending: the iterations that ended a phase, as
-// the search wrote them). A phase end settles the band; the nodes its compaction brings in
-// are stamped with it and settle at the next one. -1 for a node never near, or whose phase
-// has not ended yet.
-// The reached, near (-1 for never: the search may go on from `near_at`) and settled stamps
-// go to the three rows of `stamps`, which the host copies at once; and for each, how many
-// nodes carry each iteration (`counts`: three rows of `width`, zeroed by the host).
-extern "C" __global__ void stamp_nodes(const int* reached_at, const int* near_at, long long n,
-                                       const int* ends, int n_ends, int* stamps,
-                                       long long* counts, int width) {
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
-        const int near = near_at[i] == NEVER ? -1 : near_at[i];
-        int first = 0, last = n_ends;  // the first end after `near` is in [first, last]
-        while (first < last) {
-            const int mid = (first + last) / 2;
-            if (ends[mid] > near) last = mid;
-            else first = mid + 1;
-        }
-        const int settled = near < 0 || first == n_ends ? -1 : ends[first];
-        const int out[3] = {reached_at[i], near, settled};
-#pragma unroll
-        for (int k = 0; k < 3; ++k) {
-            stamps[k * n + i] = out[k];
-            if (out[k] >= 0) add_by_key(counts + (long long)k * width, (unsigned)out[k]);
-        }
-    }
-}
-
 // Recording, Delta-stepping and bucketing: a batch's bucket rows, each the change of the
 // sizes of the buckets ahead in its iteration, become the sizes in `out`: running sums down
 // the `rows` rows of a rows x BUCKET_BINS table from `sizes` (the sizes before the first
@@ -1609,12 +1579,71 @@ extern "C" __global__ void finish_batch(long long* frames, u64* ctl, long long p
         finish_rows(frames, ctl, pile_cap, rows);
 }
 
-// The distances as int64, `unreachable` where no path reached the node.
+// A recorded node's stamps, when the host takes them: its settled stamp is the first phase
+// end after its near stamp (`ends`, ascending: the iterations that ended a phase, as the
+// search wrote them). A phase end settles the band; the nodes its compaction brings in are
+// stamped with it and settle at the next one. -1 for a node never near, or whose phase has
+// not ended yet. The reached, near (-1 for never: the search may go on from `near_at`) and
+// settled stamps go to the three rows of `stamps`; `counts` (three rows of `width`) counts
+// the nodes that carry each iteration in each.
+__device__ __forceinline__ void stamp_node(long long i, long long n, const int* reached_at,
+                                           const int* near_at, const int* ends, int n_ends,
+                                           int* stamps, long long* counts, int width) {
+    const int near = near_at[i] == NEVER ? -1 : near_at[i];
+    int first = 0, last = n_ends;  // the first end after `near` is in [first, last]
+    while (first < last) {
+        const int mid = (first + last) / 2;
+        if (ends[mid] > near) last = mid;
+        else first = mid + 1;
+    }
+    const int settled = near < 0 || first == n_ends ? -1 : ends[first];
+    const int out[3] = {reached_at[i], near, settled};
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+        stamps[k * n + i] = out[k];
+        if (out[k] >= 0) add_by_key(counts + (long long)k * width, (unsigned)out[k]);
+    }
+}
+
+// A search's end, in one launch, written straight into the host's page-locked memory (no copy
+// to queue): the distances as int64 into `out` (unless null), `unreachable` where no path
+// reached the node; and when recording (`stamps` not null), the node stamps (stamp_node),
+// the relax log's used slots into `slots`, and the stamps' counts by iteration into
+// `taken`, three rows of the iterations done plus one, by the last block to finish
+// (`counts`, zeroed by the host, has a slot after its three rows for the blocks that
+// finished). With `if_done` it does nothing until the control block says the search
+// finished: the host queues it behind each long batch, so that its steps after the last
+// batch's wait are gone (a launch, a copy or a wait costs a GPU machine's host 5-20 us each:
+// bench/NOTES.md).
 template <typename D>
-__global__ void widen(const D* dist, long long n, long long unreachable, long long* out) {
+__global__ void finish_search(const D* dist, long long n, long long unreachable, long long* out,
+                              const u64* ctl, int if_done, const int* reached_at,
+                              const int* near_at, const int* ends, int* stamps,
+                              long long* counts, int width, const int* relax_log, int* slots,
+                              long long* taken) {
+    if (if_done && !ctl[C_DONE]) return;
+    // The phases ended so far; the last end does not raise the phase counter.
+    const int n_ends = (int)ctl[C_PHASE] - 1 + (ctl[C_DONE] != 0);
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = dist[i] == inf_of<D>() ? unreachable : (long long)dist[i];
+    const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    for (long long i = first; i < n; i += stride) {
+        if (out) out[i] = dist[i] == inf_of<D>() ? unreachable : (long long)dist[i];
+        if (stamps) stamp_node(i, n, reached_at, near_at, ends, n_ends, stamps, counts, width);
+    }
+    if (!stamps) return;
+    const long long used = (long long)ctl[C_LOGPOS];
+    for (long long i = first; i < used; i += stride) slots[i] = relax_log[i];
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicAdd((u64*)(counts + 3LL * width), 1ull) == gridDim.x - 1ull;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    const long long w = (long long)ctl[C_ITER] + 1;
+    for (long long i = threadIdx.x; i < 3 * w; i += blockDim.x)
+        taken[i] = __ldcg(counts + i / w * width + i % w);
 }
 
 // REC: what is recorded (REC_*); BK: bucketing (its store and sorts are compiled only into
