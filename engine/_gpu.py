@@ -584,17 +584,9 @@ class _Recorder:
         # table, in fresh memory.
         batches, self.batches = self.batches, []
         rows = np.concatenate([r[:, : len(FRAME_FIELDS)] for r, _ in batches])
-        done = int(state[C_DONE])
-        if batches[0][1] is None:
-            count_rows(rows, counts, done=done)
-            rec.append(rows)
-        else:  # each batch's rows with its bucket sizes
-            bins = [b for _, b in batches]
-            count_rows(rows, counts, done=done, buckets=bins)
-            start = 0
-            for sizes in bins:
-                rec.append(rows[start : start + len(sizes)], sizes)
-                start += len(sizes)
+        bins = None if batches[0][1] is None else [b for _, b in batches]
+        count_rows(rows, counts, done=int(state[C_DONE]), buckets=bins)
+        rec.append(rows, bins)
         rec.take_relax_slots(self.slots[: int(state[C_LOGPOS])])
 
 

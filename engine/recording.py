@@ -188,12 +188,19 @@ class Recording:
         (on the device, that cost every recorded search a scan and a wait)."""
         self._slots = slots
 
-    def append(self, rows: np.ndarray, buckets: np.ndarray | None = None) -> None:
-        """Add frame rows (and their bucket bins) produced by a batch of iterations."""
+    def append(
+        self, rows: np.ndarray, buckets: np.ndarray | list[np.ndarray] | None = None
+    ) -> None:
+        """Add frame rows (and their bucket bins) produced by a batch of iterations; the
+        bins may come as several blocks whose rows follow each other (the GPU's batches, kept
+        where they were copied)."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, len(FRAME_FIELDS))
         self._frames.append(rows)
         if self._buckets is not None:
-            self._buckets.append(np.asarray(buckets, dtype=np.int64).reshape(-1, BUCKET_BINS))
+            blocks = buckets if isinstance(buckets, list) else [buckets]
+            self._buckets += [
+                np.asarray(b, dtype=np.int64).reshape(-1, BUCKET_BINS) for b in blocks
+            ]
         self._cache = None
 
     @property

@@ -8,7 +8,7 @@ import pytest
 
 import engine
 from engine._gpu_rows import ROW_FIELDS, TALLY_FIELDS, count_rows
-from engine.recording import FRAME_FIELDS
+from engine.recording import BUCKET_BINS, FRAME_FIELDS
 
 from .graphs import grid_graph, random_graph
 
@@ -55,6 +55,18 @@ def _direct_counts(monkeypatch, graph, source, **options):
                 np.add.at(counted, nodes, 1)
         frames.append(counted)
     return r.recording, frames
+
+
+def test_bucket_sizes_may_come_in_blocks():
+    # A GPU recording appends its rows at once and the batches' bucket sizes as they were
+    # copied, in blocks whose rows follow each other.
+    rec = engine.Recording(5, delta=1, with_buckets=True)
+    rows = np.arange(4 * len(FRAME_FIELDS)).reshape(4, -1)
+    sizes = np.arange(4 * BUCKET_BINS).reshape(4, BUCKET_BINS)
+    rec.append(rows[:1], sizes[:1])
+    rec.append(rows[1:], [sizes[1:3], sizes[3:]])
+    np.testing.assert_array_equal(rec.frames, rows)
+    np.testing.assert_array_equal(rec.buckets, sizes)
 
 
 @pytest.mark.parametrize("method", ["near_far", "bellman_ford"])
