@@ -60,6 +60,11 @@ CLUSTER_SHARED_BYTES = 16 + 2 * QUEUE_CAPACITY * 12 + 4 * STAGE_CAPACITY + 4 * 2
 #: shared memory of a block (``AsyncShared``: ring of 16-byte entries, tickets, far stage,
 #: four counters).
 RING_CAPACITY = 8192
+#: Threads of an asynchronous block: at most ASYNC_THREADS (the kernel's launch bounds);
+#: ASYNC_WIDE_BLOCK from bands of ASYNC_WIDE × Davidson's Δ on. Twice the warps drain a wide
+#: band's ring sooner (PACE NE at 8 × 11.9 → 7.8 ms) but cost a narrow one's chains (+0.8 ms
+#: at 1 ×); they cross at 3–4 × on every PACE graph (bench/NOTES.md).
+ASYNC_BLOCK, ASYNC_WIDE_BLOCK, ASYNC_WIDE = 512, 1024, 4
 ASYNC_SHARED_BYTES = 20 * RING_CAPACITY + 4 * STAGE_CAPACITY + 16
 #: A cluster batch ends once the frontier exceeds CLUSTER_MAX entries; a grid batch ends once
 #: it falls below GRID_MIN (bench/NOTES.md has the measurements behind both).
@@ -266,13 +271,14 @@ def run(
     queue_capacity: int = QUEUE_CAPACITY,
     stage_capacity: int = STAGE_CAPACITY,
     ring_capacity: int = RING_CAPACITY,
+    async_threads: int | None = None,
 ):
     """Run one search on the GPU; return (int64 distances, counters, settled_below).
 
     ``pile_capacity``, ``blocks`` (the grid scope's grid size), ``scope`` (one scope for
     every batch instead of switching by frontier size), the cluster scope's
-    ``queue_capacity`` and ``stage_capacity`` and the asynchronous rings' ``ring_capacity``
-    override the defaults, for tests and measurements."""
+    ``queue_capacity`` and ``stage_capacity``, the asynchronous rings' ``ring_capacity`` and
+    its blocks' ``async_threads`` override the defaults, for tests and measurements."""
     if ring_capacity & (ring_capacity - 1):
         msg = f"ring_capacity must be a power of two, got {ring_capacity}"
         raise ValueError(msg)
@@ -413,7 +419,7 @@ def run(
         if asynchronous and state is None:
             _kernel("async", dtype)(
                 (_backend.multiprocessor_count(),),  # one block (and ring) per multiprocessor
-                (CLUSTER_BLOCK,),
+                (async_threads or _async_threads(spec),),
                 (*args, np.int64(-1), np.int64(2**62), np.int32(ring_capacity), sizes[1]),
                 shared_mem=ASYNC_SHARED_BYTES,
             )
@@ -602,6 +608,12 @@ def _finish_search(dist, dtype: np.dtype, out_at, ctl, if_done: bool, stamps=Non
     n = dist.size
     args = (dist, np.int64(n), np.int64(UNREACHABLE), out_at, ctl, np.int32(if_done))
     _launch_elementwise("finish_search", dtype, n, (*args, *(stamps or _NO_STAMPS)))
+
+
+def _async_threads(spec: RunSpec) -> int:
+    """Threads of each asynchronous block for the search of ``spec``."""
+    wide = spec.delta >= ASYNC_WIDE * spec.graph.auto_delta()
+    return ASYNC_WIDE_BLOCK if wide else ASYNC_BLOCK
 
 
 def _frontier_size(state: np.ndarray) -> int:

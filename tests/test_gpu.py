@@ -129,11 +129,30 @@ def test_near_far_async_runs_without_iterations(delta):
 
 
 @needs_clusters
-@pytest.mark.parametrize(("capacity", "delta"), [(1, 50), (1, 10**6), (1024, 10**6)])
+@pytest.mark.parametrize("threads", [_gpu.ASYNC_BLOCK, _gpu.ASYNC_WIDE_BLOCK])
+@pytest.mark.parametrize("delta", [30, 10**4])
+def test_near_far_async_blocks_of_either_size(threads, delta):
+    # Blocks of 1,024 threads run bands from 4 × Davidson's Δ on (_gpu.ASYNC_WIDE); either
+    # size runs any band.
+    g = random_graph(np.random.default_rng(7), 20_000, 80_000, max_weight=100)
+    spec = _spec(g, "near_far_async", delta, batch=16)
+    _gpu.prepare(g, spec)
+    dist, counters, _ = _gpu.run(spec, async_threads=threads)
+    assert np.array_equal(dist, sssp(g, 0, method="dijkstra").distances)
+    assert counters.queue_items > 0
+    wide = _spec(g, "near_far_async", _gpu.ASYNC_WIDE * g.auto_delta())
+    assert _gpu._async_threads(wide) == _gpu.ASYNC_WIDE_BLOCK
+    narrow = _spec(g, "near_far_async", _gpu.ASYNC_WIDE * g.auto_delta() - 1)
+    assert _gpu._async_threads(narrow) == _gpu.ASYNC_BLOCK
+
+
+@needs_clusters
+@pytest.mark.parametrize(("capacity", "delta"), [(1, 50), (1, 10**6), (2048, 10**6)])
 def test_near_far_async_hands_over_when_a_ring_fills(capacity, delta):
-    # A ring of one slot takes nothing (every entry goes to the global list); one of 1,024
+    # A ring of one slot takes nothing (every entry goes to the global list); one of 2,048
     # fills once a band of the whole graph spreads (a band of Δ 50 leaves each of the GPU's
-    # blocks fewer entries than that). The synchronous batches then finish the search.
+    # blocks fewer entries than that; a ring keeps room for a ticket per thread of its
+    # block). The synchronous batches then finish the search.
     g = random_graph(np.random.default_rng(3), 50_000, 200_000, max_weight=100)
     spec = _spec(g, "near_far_async", delta, batch=16)
     _gpu.prepare(g, spec)

@@ -105,6 +105,9 @@ enum { ROW_FIELDS = F_FIELDS + T_FIELDS };
 // shared-memory capacities of each block (the launcher may pass smaller ones, for tests).
 #define CLUSTER 16
 #define CLUSTER_THREADS 512
+// Most threads of an asynchronous Near-Far block (one per multiprocessor): the host launches
+// 512, or 1,024 for wide bands (engine/_gpu.py ASYNC_*).
+#define ASYNC_THREADS 1024
 #define QCAP 6144
 #define FCAP 8192
 #define SPILLED 0x80000000u
@@ -1661,7 +1664,7 @@ __global__ void __launch_bounds__(CLUSTER_THREADS) __cluster_dims__(CLUSTER, 1, 
 }
 
 template <typename D>
-__global__ void __launch_bounds__(CLUSTER_THREADS) frontier_async(KERNEL_PARAMS) {
+__global__ void __launch_bounds__(ASYNC_THREADS) frontier_async(KERNEL_PARAMS) {
     search_async<D>(KERNEL_ARGS);
 }
 
