@@ -4,7 +4,9 @@ The graph is uploaded once and kept on the device for as long as the `CSRGraph` 
 Each launch runs up to ``batch_size`` iterations; the host then reads the control block (one
 synchronisation per batch) and, when recording, the frame rows of that batch, finished on
 the GPU but for their node counts, which it adds once it takes the node stamps (at the end,
-or after each batch of a stream).
+or after each batch of a stream). The search's end (the int64 distances, a recording's
+stamps) is written by a kernel straight into the host's page-locked memory, queued behind
+each long batch on the chance that it finished the search.
 
 A batch runs at one of two scopes. Small frontiers, the usual case on road graphs, run on
 one thread-block cluster (Hopper and later: a hardware barrier, frontiers in distributed
