@@ -325,11 +325,13 @@ def run(
     # A stream records each batch itself; otherwise the recording is taken at the end.
     recorder_ends = recorder is not None and on_batch is None
 
-    def end(if_done: bool, width: int) -> None:
-        """Queue the search's end: the distances and, when the recording is taken at the
-        end, its stamps (``width``: at least the iterations done then, plus one)."""
-        stamps = recorder.end(relax_log, width, if_done=if_done) if recorder_ends else None
-        _finish_search(dist, dtype, out_at, ctl_dev, if_done, stamps)
+    def end(if_done: bool, width: int, *, streamed: bool = False) -> None:
+        """Queue the search's end: the distances (not after a stream's batch) and, when the
+        recording is taken there, its stamps (``width``: at least the iterations done then,
+        plus one)."""
+        taking = recorder_ends or streamed
+        stamps = recorder.end(relax_log, width, if_done=if_done) if taking else None
+        _finish_search(dist, dtype, 0 if streamed else out_at, ctl_dev, if_done, stamps)
 
     scalar = dtype.type
     _launch_elementwise(
@@ -456,8 +458,7 @@ def run(
             state, rows, bins = block.take(host)
             recorder.batches.append((rows, bins))
             if on_batch is not None:  # a stream sees each batch's node states
-                stamps = recorder.end(relax_log, int(state[C_ITER]) + 1, if_done=False)
-                _finish_search(dist, dtype, 0, ctl_dev, False, stamps)
+                end(False, int(state[C_ITER]) + 1, streamed=True)
                 stream.synchronize()
                 recorder.take(state)
                 on_batch()
