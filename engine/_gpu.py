@@ -32,6 +32,7 @@ import numpy as np
 from . import _backend
 from ._errors import GPUMemoryError
 from ._gpu_rows import ROW_FIELDS, count_rows
+from .contraction import Contraction
 from .graph import UNREACHABLE, CSRGraph
 from .methods import SEGMENTS, Counters, RunSpec
 from .recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
@@ -79,6 +80,7 @@ C_SORTS, C_LOGPOS, C_REDGES, C_RIMPROVED, C_RPHASE, C_RFROM = 30, 31, 32, 33, 36
 C_SLOTS = 40
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_sweeps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class _DeviceGraph:
@@ -165,11 +167,31 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
     if graph.n_arcs >= 2**31:
         msg = f"{graph.name} has {graph.n_arcs:,} arcs; the GPU kernels take fewer than 2^31"
         raise GPUMemoryError(msg)
-    device_graph(graph, required_bytes(graph, spec.dtype, recording=spec.recording is not None))
+    required = required_bytes(graph, spec.dtype, recording=spec.recording is not None)
+    if spec.contraction is not None:
+        required += spec.contraction.n_down * 8 + spec.contraction.order.size * 12
+    device_graph(graph, required)
     _uploads[graph].arcs(graph, spec.split if spec.light_heavy else None)
+    if spec.contraction is not None:
+        _device_sweep(spec.contraction)
     _module()
     _backend.cupy().cuda.Device().synchronize()
     return time.perf_counter() - start
+
+
+def _device_sweep(c: Contraction) -> tuple:
+    """Kernel ``sweep_down``'s arguments for the contraction ``c`` (uploaded once)."""
+    if c not in _sweeps:
+        cp = _backend.cupy()
+        _sweeps[c] = (
+            cp.asarray(c.order),
+            cp.asarray(c.round_starts),
+            np.int32(c.n_rounds),
+            cp.asarray(c.down_indptr),
+            cp.asarray(c.down_tails),
+            cp.asarray(c.down_weights),
+        )
+    return _sweeps[c]
 
 
 def clusters_available() -> bool:
@@ -206,9 +228,9 @@ def _records(spec: RunSpec, recording: bool) -> int:
     return REC_BUCKETS if spec.has_buckets else REC_FRAMES
 
 
-#: Grid-stride kernels around a search: its starting state and its end (the int64
-#: distances and a recording's stamps).
-ELEMENTWISE = ("search_init", "finish_search")
+#: Grid-stride kernels around a search: its starting state, its end (the int64 distances
+#: and a recording's stamps) and, on a contraction's core, the sweep before that end.
+ELEMENTWISE = ("search_init", "finish_search", "sweep_down")
 
 
 @functools.cache
@@ -331,6 +353,9 @@ def run(
         plus one)."""
         taking = recorder_ends or streamed
         stamps = recorder.end(relax_log, width, if_done=if_done) if taking else None
+        if spec.contraction is not None:
+            sweep = (*_device_sweep(spec.contraction), ctl_dev, np.int32(if_done))
+            _launch_elementwise("sweep_down", dtype, spec.contraction.order.size, (dist, *sweep))
         _finish_search(dist, dtype, 0 if streamed else out_at, ctl_dev, if_done, stamps)
 
     scalar = dtype.type

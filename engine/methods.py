@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 
 from .adaptive import AdaptiveDelta
+from .contraction import Contraction
 from .graph import CSRGraph
 from .recording import Recording
 
@@ -31,6 +32,9 @@ class Method:
     asynchronous : bool
         On the GPU the near set is relaxed without a barrier per iteration, so the search has
         no iterations to record or batch (the CPU runs the synchronous twin).
+    contracted : bool
+        The search runs on the graph's contraction core and a sweep finishes it
+        (`engine.contraction`).
     bucketed : bool
         Davidson et al.'s bucketing: the far nodes are kept sorted by bucket (distance ÷ Δ)
         in `SEGMENTS` segments, each phase takes the next one (see `engine._cpu`).
@@ -46,6 +50,7 @@ class Method:
     summary: str
     asynchronous: bool = False
     bucketed: bool = False
+    contracted: bool = False
 
     @property
     def has_buckets(self) -> bool:
@@ -80,6 +85,18 @@ METHODS: dict[str, Method] = {
             summary="Near-Far whose near set is relaxed from work rings in each GPU block, "
             "with no barrier per iteration (ADDS-style); cannot be recorded",
             asynchronous=True,
+        ),
+        Method(
+            "near_far_core",
+            "Near-Far on the contraction core",
+            uses_delta=True,
+            light_heavy=False,
+            iterative=True,
+            summary="asynchronous Near-Far on a core left by contracting nodes of few "
+            "neighbours (shortcuts keep its distances), then one sweep down over the "
+            "contracted nodes; cannot be recorded",
+            asynchronous=True,
+            contracted=True,
         ),
         Method(
             "delta_stepping",
@@ -165,6 +182,8 @@ class RunSpec:
     dtype: np.dtype
     recording: Recording | None
     adaptive: AdaptiveDelta | None = None
+    #: near_far_core: the contraction whose search graph is ``graph`` (the sweep's arcs)
+    contraction: Contraction | None = None
 
     @property
     def light_heavy(self) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from . import _backend, _validate
+from . import _backend, _validate, contraction
 from ._errors import ParameterError
 from .adaptive import AdaptiveDelta
 from .graph import UNREACHABLE, CSRGraph
@@ -210,9 +210,11 @@ def sssp(
         CSR index of the source (``graph.index_of(node_id)`` maps ids).
     method : str
         A key of `engine.METHODS`: ``near_far``, ``near_far_async`` (the GPU relaxes the
-        near set without a barrier per iteration; not recordable), ``delta_stepping``,
-        ``bucketing`` (far nodes sorted into buckets of width Δ),
-        ``bellman_ford`` or ``dijkstra``.
+        near set without a barrier per iteration; not recordable), ``near_far_core``
+        (``near_far_async`` on the graph's contraction core, then a sweep over the
+        contracted nodes, `engine.contraction`; Δ and its heuristic are the core's; not
+        recordable), ``delta_stepping``, ``bucketing`` (far nodes sorted into buckets of
+        width Δ), ``bellman_ford`` or ``dijkstra``.
     backend : str
         ``cpu`` (NumPy), ``gpu`` (CUDA kernels through CuPy) or ``auto`` (the GPU when one is
         usable and the graph has at least `AUTO_GPU_MIN_NODES` nodes).
@@ -224,7 +226,8 @@ def sssp(
     batch_size : int
         Relax iterations run before the host checks for convergence; it changes speed only.
     target : int, optional
-        Stop once this node's distance is final.
+        Stop once this node's distance is final (``near_far_core``: once the core search
+        settles it; a contracted node is final only after the whole search and sweep).
     record : bool or callable
         Keep a `Recording` of every iteration; a callable also receives each `Snapshot` while
         the search runs.
@@ -246,15 +249,28 @@ def sssp(
     if record and m.asynchronous:
         msg = f"{m.name} has no iterations to record; record near_far instead"
         raise ParameterError(msg)
+    searched, core, search_target, setup_s = graph, None, target, 0.0
+    if m.contracted:
+        start = time.perf_counter()
+        core = contraction.core_of(graph)
+        setup_s = time.perf_counter() - start
+        # Δ and its rule in the search graph's terms (its own heuristic, bounds and type)
+        searched = core.graph
+        rule = _validate.adaptive(delta, searched, m)
+        d = rule.start if rule is not None else _validate.delta(delta, searched)
+        if target is not None and core.round_of[target] >= 0:
+            search_target = None  # a contracted node is final only after the whole sweep
     name = _resolve_backend(backend, m, graph)
-    dtype = graph.distance_dtype()
+    dtype = searched.distance_dtype()
     inf = int(np.iinfo(dtype).max)
     recording = None
     if record and m.iterative:
         n = graph.n_nodes
         stamps = _backend.pinned_empty(3 * n, np.int32).reshape(3, n) if name == "gpu" else None
         recording = Recording(n, delta=d or inf, with_buckets=m.has_buckets, stamps=stamps)
-    spec = RunSpec(graph, source, m, d or inf, batch, target, dtype, recording, rule)
+    spec = RunSpec(
+        searched, source, m, d or inf, batch, search_target, dtype, recording, rule, core
+    )
 
     on_batch = None
     if callable(record) and recording is not None:
@@ -265,7 +281,6 @@ def sssp(
                 record(recording.snapshot(k))
             sent[0] = len(recording)
 
-    setup_s = 0.0
     if not m.iterative:
         start = time.perf_counter()
         dist, counters, settled_below = _dijkstra(spec)
@@ -273,7 +288,7 @@ def sssp(
     elif name == "gpu":
         from . import _gpu
 
-        setup_s = _gpu.prepare(graph, spec)
+        setup_s += _gpu.prepare(searched, spec)
         start = time.perf_counter()
         dist, counters, settled_below = _gpu.run(spec, on_batch)
         elapsed = time.perf_counter() - start
@@ -282,8 +297,12 @@ def sssp(
 
         start = time.perf_counter()
         raw, counters, settled_below = _cpu.run(spec, on_batch)
-        elapsed = time.perf_counter() - start
         dist = _to_int64(raw, inf)
+        if core is not None:
+            contraction.sweep(core, dist)
+        elapsed = time.perf_counter() - start
+    if core is not None:
+        counters.edges_relaxed += core.n_down
     if settled_below >= inf:
         settled_below = UNREACHABLE
     return SSSPResult(

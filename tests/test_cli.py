@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from engine import load_graph
+from engine import contraction, load_graph
 from engine.cli import main
 
 
@@ -194,14 +194,17 @@ def test_an_adaptive_delta_from_the_cli(tmp_path, capsys):
     assert [r["method"] for r in rows] == [
         "near_far",
         "near_far_async",
+        "near_far_core",
         "delta_stepping",
         "bucketing",
     ]
     assert all(r["identical"] for r in rows)
     a = g.auto_delta()  # near_far_async steers within [2, 3] x Davidson's Δ (engine.adaptive)
+    c = contraction.core_of(g).graph.auto_delta()  # near_far_core too, of its core's Δ
     assert {r["method"]: r["delta_rule"] for r in rows} == {
         "near_far": summary["delta_rule"],
         "near_far_async": f"adaptive:{2 * a}-{3 * a}",
+        "near_far_core": f"adaptive:{2 * c}-{3 * c}",
         "delta_stepping": summary["delta_rule"],
         "bucketing": summary["delta_rule"],
     }

@@ -17,8 +17,9 @@ from .graphs import (
 )
 
 ITERATIVE = ["near_far", "delta_stepping", "bucketing", "bellman_ford"]
-#: Every method with a schedule of its own; near_far_async has no iterations to count.
-SEARCHES = [*ITERATIVE, "near_far_async"]
+#: Every method with a schedule of its own; near_far_async and near_far_core have no
+#: iterations to count.
+SEARCHES = [*ITERATIVE, "near_far_async", "near_far_core"]
 BATCHES = [1, 2, 7, 64]
 
 
@@ -348,7 +349,7 @@ def test_dijkstra_counters_and_backend():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"method": "astar"}, engine.ParameterError, "near_far, near_far_async, delta"),
+        ({"method": "astar"}, engine.ParameterError, "near_far_async, near_far_core, delta"),
         ({"backend": "tpu"}, engine.ParameterError, "known backends"),
         ({"delta": 0}, engine.ParameterError, "delta must be"),
         ({"method": "bucketing", "delta": 0}, engine.ParameterError, "delta must be"),

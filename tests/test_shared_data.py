@@ -7,7 +7,14 @@ from engine import sssp
 
 from .graphs import OSM_CITIES, PACE, check_tree, load_shared
 
-METHODS = ["near_far", "delta_stepping", "bucketing", "bellman_ford", "near_far_async"]
+METHODS = [
+    "near_far",
+    "delta_stepping",
+    "bucketing",
+    "bellman_ford",
+    "near_far_async",
+    "near_far_core",
+]
 
 
 def _sources(graph, count, seed=7):

@@ -1649,6 +1649,32 @@ __global__ void finish_search(const D* dist, long long n, long long unreachable,
         taken[i] = __ldcg(counts + i / w * width + i % w);
 }
 
+// Method near_far_core (engine/contraction.py): after the search of a contraction's search
+// graph, each contracted node takes the least d(a) + w over its arcs down, in the order of
+// `order` (last round contracted first), rounds `round_starts[r]..[r+1]` apart by a grid
+// barrier. Queued like finish_search: with `if_done`, nothing until the control block says
+// the search finished. A sum never wraps: CoreGraph.candidate_bound picks D for it.
+template <typename D>
+__global__ void sweep_down(D* dist, const int* order, const long long* round_starts,
+                           int rounds, const long long* down_ptr, const int* down_tails,
+                           const unsigned* down_weights, const u64* ctl, int if_done) {
+    if (if_done && !vload(&ctl[C_DONE])) return;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    for (int r = 0; r < rounds; ++r) {
+        if (r) cg::this_grid().sync();
+        for (long long i = round_starts[r] + first; i < round_starts[r + 1]; i += stride) {
+            D best = inf_of<D>();
+            for (long long k = down_ptr[i]; k < down_ptr[i + 1]; ++k) {
+                const D d = __ldcg(&dist[down_tails[k]]);  // written in an earlier round
+                if (d != inf_of<D>()) best = min(best, (D)(d + (D)down_weights[k]));
+            }
+            const int x = order[i];
+            if (best < dist[x]) dist[x] = best;
+        }
+    }
+}
+
 // REC: what is recorded (REC_*); BK: bucketing (its store and sorts are compiled only into
 // its kernels: in the others' they cost Near-Far 20 % on PACE NE, bench/NOTES.md).
 template <typename D, int REC, bool BK>

@@ -1,0 +1,305 @@
+"""A road graph's contraction core: fewer hops for the search, a sweep for the rest.
+
+Road graphs are mostly nodes of degree two to four, and a search's time on the GPU is its
+longest chain of improvements, one hop at a time (bench/NOTES.md: PACE NE's shortest-path
+trees are ≈ 1,800 arcs deep). Contracting low-degree nodes, as contraction hierarchies do
+(Geisberger et al., WEA 2008) but stopping at a *core* of the nodes left, shortens those
+chains; PHAST (Delling et al., IPDPS 2011) then finishes a whole tree by one sweep over the
+contracted nodes, in the reverse order of their contraction.
+
+`contract` removes, round after round, an independent set of nodes of at most
+``max_degree`` neighbours. For each removed node ``x`` and each pair of arcs ``a → x → b``
+it adds the shortcut ``a → b`` of their summed weight (no witness search, so every shortest
+path between the nodes left keeps its length). It keeps:
+
+* the *search graph*: the core's arcs (the original arcs between core nodes and the
+  shortcuts), and, out of each contracted node, its arcs *up* to the neighbours it had when
+  it was removed (contracted later, or core);
+* the arcs *down* into each contracted node from those neighbours, by round.
+
+A search from ``s`` on the search graph climbs from ``s`` to the core and settles every core
+node exactly (every shortest path is a climb then a core path, as in a contraction
+hierarchy's query); `sweep` then gives each contracted node, last round first, the least
+``d(a) + w(a → x)`` over its arcs down. Method ``near_far_core`` runs Near-Far this way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import weakref
+from collections.abc import Callable
+
+import numpy as np
+
+from .graph import AUTO_DELTA_C, MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
+
+#: Contract nodes of at most this many neighbours. PACE NE with seeded weights: 4 leaves a
+#: core of 15 % of the nodes whose trees are 3–4 × shallower (bench/NOTES.md).
+MAX_DEGREE = 4
+#: Stop once a round would contract fewer than this share of the nodes left.
+MIN_ROUND_SHARE = 0.002
+MAX_ROUNDS = 64
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class CoreGraph(CSRGraph):
+    """The search graph of a `Contraction`: a `CSRGraph` whose relaxations are bounded by
+    its layers rather than by all its weights (`candidate_bound`)."""
+
+    #: an upper bound on every value a search and its sweep compute (see `contract`)
+    layered_bound: int = 0
+    #: the core's nodes, arcs and summed arc weight
+    core_nodes: int = 0
+    core_arcs: int = 0
+    core_weight: int = 0
+
+    def auto_delta(self) -> int:
+        """Davidson et al.'s heuristic on the core's arcs: a search relaxes the arcs up out
+        of the contracted nodes only on its source's climb. (On PACE NE it is about 0.7 ×
+        the heuristic over every arc, and keeps the arcs relaxed, the sweep's among them,
+        within 1.4 × Dijkstra's: bench/NOTES.md.)"""
+        if self.core_arcs == 0:
+            return super().auto_delta()
+        mean_weight = self.core_weight / self.core_arcs
+        mean_degree = self.core_arcs / max(self.core_nodes, 1)
+        return min(max(1, round(AUTO_DELTA_C * mean_weight / mean_degree)), self.max_delta())
+
+    def candidate_bound(self) -> int:
+        """The smaller of the graph's own bound and the contraction's: a path of the search
+        graph climbs at most one arc a round, then visits each core node once (leaving it by
+        at most its heaviest arc), and the sweep descends at most one arc a round."""
+        return min(super().candidate_bound(), self.layered_bound)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Contraction:
+    """A graph's contraction core (`contract`).
+
+    Attributes
+    ----------
+    graph : CoreGraph
+        The search graph: core arcs, and arcs up out of each contracted node. Same nodes
+        (indices, ids, coordinates) as the original.
+    round_of : numpy.ndarray
+        ``int32`` round in which each node was contracted, -1 for core nodes.
+    order : numpy.ndarray
+        ``int32`` contracted nodes, last round first: the sweep's order.
+    round_starts : numpy.ndarray
+        ``int64``: the sweep's step ``k`` takes ``order[round_starts[k]:round_starts[k+1]]``.
+    down_indptr, down_tails, down_weights : numpy.ndarray
+        The arcs down into ``order[i]``: ``down_tails[down_indptr[i]:down_indptr[i+1]]``
+        (``int64``, ``int32``, ``uint32``).
+    seconds : float
+        What contracting took.
+    """
+
+    graph: CoreGraph
+    round_of: np.ndarray
+    order: np.ndarray
+    round_starts: np.ndarray
+    down_indptr: np.ndarray
+    down_tails: np.ndarray
+    down_weights: np.ndarray
+    seconds: float
+
+    @property
+    def n_rounds(self) -> int:
+        return int(self.round_starts.size - 1)
+
+    @property
+    def n_core(self) -> int:
+        """Nodes left in the core."""
+        return int(self.round_of.size - self.order.size)
+
+    @property
+    def n_down(self) -> int:
+        """Arcs the sweep relaxes."""
+        return int(self.down_tails.size)
+
+
+def _merge(tails, heads, weights, n):
+    """Arcs without self loops, the lightest of parallel ones kept, sorted by (tail, head)."""
+    keep = tails != heads
+    tails, heads, weights = tails[keep], heads[keep], weights[keep]
+    key = tails * n + heads
+    order = np.lexsort((weights, key))
+    key, tails, heads, weights = key[order], tails[order], heads[order], weights[order]
+    first = np.ones(key.size, dtype=bool)
+    first[1:] = key[1:] != key[:-1]
+    return tails[first], heads[first], weights[first]
+
+
+def _neighbour_counts(tails, heads, n):
+    """Each node's distinct neighbours (either direction) and the undirected pairs."""
+    pairs = np.unique(np.minimum(tails, heads) * n + np.maximum(tails, heads))
+    low, high = pairs // n, pairs % n
+    return np.bincount(low, minlength=n) + np.bincount(high, minlength=n), low, high
+
+
+def _pairs_through(i_tails, i_x, i_w, o_x, o_heads, o_w):
+    """Every shortcut ``a → b`` through a removed ``x`` from its arcs in (``a → x``) and
+    out (``x → b``), with the summed weight; ``a == b`` dropped."""
+    oi = np.argsort(i_x, kind="stable")
+    i_tails, i_x, i_w = i_tails[oi], i_x[oi], i_w[oi]
+    oo = np.argsort(o_x, kind="stable")
+    o_x, o_heads, o_w = o_x[oo], o_heads[oo], o_w[oo]
+    first = np.searchsorted(o_x, i_x, "left")
+    count = np.searchsorted(o_x, i_x, "right") - first
+    arc_in = np.repeat(np.arange(i_x.size), count)
+    arc_out = first[arc_in] + np.arange(arc_in.size) - np.repeat(np.cumsum(count) - count, count)
+    tails, heads = i_tails[arc_in], o_heads[arc_out]
+    weights = i_w[arc_in] + o_w[arc_out]
+    keep = tails != heads
+    return tails[keep], heads[keep], weights[keep], i_x[arc_in][keep]
+
+
+def contract(
+    graph: CSRGraph,
+    *,
+    max_degree: int = MAX_DEGREE,
+    on_round: Callable[[int, int], None] | None = None,
+) -> Contraction:
+    """Contract ``graph`` down to a core (see the module).
+
+    Parameters
+    ----------
+    graph : CSRGraph
+    max_degree : int
+        Contract nodes of at most this many distinct neighbours (either direction).
+    on_round : callable, optional
+        Called after each round with (round, nodes left in the core).
+
+    Returns
+    -------
+    Contraction
+    """
+    start = time.perf_counter()
+    n = graph.n_nodes
+    tails, heads, weights = _merge(
+        graph.sources.astype(np.int64),
+        graph.indices.astype(np.int64),
+        graph.weights.astype(np.int64),
+        max(n, 1),
+    )
+    round_of = np.full(n, -1, dtype=np.int32)
+    alive = np.ones(n, dtype=bool)
+    # A node's place in its round's ties: a fixed shuffle, so that chains contract from
+    # many places at once.
+    tie = np.random.default_rng(0).permutation(n)
+    up, down = [], []
+    for r in range(MAX_ROUNDS):
+        degree, low, high = _neighbour_counts(tails, heads, max(n, 1))
+        candidate = alive & (degree <= max_degree)
+        # Independent: of two neighbouring candidates, the one of fewer neighbours (then the
+        # earlier tie) goes.
+        rank = degree.astype(np.int64) * max(n, 1) + tie
+        both = candidate[low] & candidate[high]
+        loser = np.where(rank[low[both]] > rank[high[both]], low[both], high[both])
+        chosen = candidate.copy()
+        chosen[loser] = False
+        into, out_of = chosen[heads], chosen[tails]
+        s_tails, s_heads, s_weights, through = _pairs_through(
+            tails[into], heads[into], weights[into], tails[out_of], heads[out_of], weights[out_of]
+        )
+        # A shortcut heavier than a weight can be keeps its node in the core.
+        chosen[through[s_weights > MAX_WEIGHT]] = False
+        if chosen.sum() < max(MIN_ROUND_SHARE * alive.sum(), 1):
+            break
+        into, out_of = chosen[heads], chosen[tails]
+        keep = chosen[through]
+        round_of[chosen] = r
+        alive &= ~chosen
+        up.append((tails[out_of], heads[out_of], weights[out_of]))
+        down.append((tails[into], heads[into], weights[into]))
+        kept = ~(into | out_of)
+        tails, heads, weights = _merge(
+            np.concatenate([tails[kept], s_tails[keep]]),
+            np.concatenate([heads[kept], s_heads[keep]]),
+            np.concatenate([weights[kept], s_weights[keep]]),
+            max(n, 1),
+        )
+        if on_round is not None:
+            on_round(r, int(alive.sum()))
+    return _assemble(graph, tails, heads, weights, round_of, up, down, start)
+
+
+def _assemble(graph, tails, heads, weights, round_of, up, down, start) -> Contraction:
+    n = graph.n_nodes
+    rounds = int(round_of.max()) + 1 if n else 0
+    up_t, up_h, up_w = (
+        np.concatenate([a[k] for a in up]) if up else np.zeros(0, np.int64) for k in range(3)
+    )
+    dn_t, dn_h, dn_w = (
+        np.concatenate([a[k] for a in down]) if down else np.zeros(0, np.int64) for k in range(3)
+    )
+    core = round_of < 0
+    heaviest_out = np.zeros(n, dtype=np.int64)
+    np.maximum.at(heaviest_out, tails, weights)
+    max_up = int(up_w.max()) if up_w.size else 0
+    max_down = int(dn_w.max()) if dn_w.size else 0
+    max_arc = max(max_up, int(weights.max()) if weights.size else 0)
+    bound = rounds * (max_up + max_down) + int(heaviest_out[core].sum()) + max_arc
+    searched = from_arcs(
+        n,
+        np.concatenate([tails, up_t]),
+        np.concatenate([heads, up_h]),
+        np.concatenate([weights, up_w]),
+        node_ids=graph.node_ids,
+        lon=graph.lon,
+        lat=graph.lat,
+        name=f"{graph.name} (core)",
+        weight_kind=graph.weight_kind,
+    )
+    fields = {f.name: getattr(searched, f.name) for f in dataclasses.fields(CSRGraph)}
+    core_graph = CoreGraph(
+        **fields,
+        layered_bound=bound,
+        core_nodes=int(core.sum()),
+        core_arcs=int(weights.size),
+        core_weight=int(weights.sum()),
+    )
+    # The sweep: last round first; each contracted node's arcs down, in that order.
+    order = np.argsort(-round_of.astype(np.int64), kind="stable")[: int((~core).sum())]
+    order = order.astype(np.int32)
+    per_round = np.bincount(round_of[order], minlength=rounds)[::-1]
+    round_starts = np.zeros(rounds + 1, dtype=np.int64)
+    np.cumsum(per_round, out=round_starts[1:])
+    place = np.full(n, -1, dtype=np.int64)
+    place[order] = np.arange(order.size)
+    by_place = np.argsort(place[dn_h], kind="stable")
+    down_indptr = np.zeros(order.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(place[dn_h], minlength=order.size), out=down_indptr[1:])
+    return Contraction(
+        graph=core_graph,
+        round_of=round_of,
+        order=order,
+        round_starts=round_starts,
+        down_indptr=down_indptr,
+        down_tails=dn_t[by_place].astype(np.int32),
+        down_weights=dn_w[by_place].astype(np.uint32),
+        seconds=time.perf_counter() - start,
+    )
+
+
+_cores: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def core_of(graph: CSRGraph) -> Contraction:
+    """``graph``'s `Contraction`, made once for as long as the graph lives."""
+    if graph not in _cores:
+        _cores[graph] = contract(graph)
+    return _cores[graph]
+
+
+def sweep(c: Contraction, dist: np.ndarray) -> None:
+    """Give every contracted node its distance, in place: ``dist`` (``int64``,
+    `UNREACHABLE` where unreached) holds the search graph's distances, exact at the core."""
+    for k in range(c.n_rounds):
+        lo, hi = int(c.round_starts[k]), int(c.round_starts[k + 1])
+        arcs = slice(int(c.down_indptr[lo]), int(c.down_indptr[hi]))
+        tails = c.down_tails[arcs]
+        reached = dist[tails] != UNREACHABLE
+        value = np.where(reached, dist[tails] + c.down_weights[arcs].astype(np.int64), UNREACHABLE)
+        heads = np.repeat(c.order[lo:hi], np.diff(c.down_indptr[lo : hi + 1]))
+        np.minimum.at(dist, heads, value)

@@ -1,0 +1,162 @@
+"""The contraction core (engine.contraction) and method near_far_core on it."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import engine
+from engine import UNREACHABLE, _gpu, contraction, from_arcs, sssp
+from engine.methods import METHODS, RunSpec
+from engine.search import from_scipy
+
+from .graphs import RANDOM_GRAPH, grid_graph, path_graph, property_settings, random_graph
+
+
+def _swept(c, graph, source):
+    """SciPy's distances on the search graph of ``c``, then the sweep."""
+    from scipy.sparse.csgraph import dijkstra
+
+    dist = from_scipy(dijkstra(c.graph.scipy_matrix(), directed=True, indices=source))
+    contraction.sweep(c, dist)
+    return dist
+
+
+def _reference(graph, source):
+    return sssp(graph, source, method="dijkstra").distances
+
+
+@property_settings(80)
+@given(n=st.integers(1, 60), **RANDOM_GRAPH, max_degree=st.integers(1, 6))
+def test_search_graph_and_sweep_give_every_distance(seed, n, density, max_weight, max_degree):
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, n, int(density * n), max_weight)
+    c = contraction.contract(g, max_degree=max_degree)
+    assert c.order.size + c.n_core == n and (c.round_of[c.order] >= 0).all()
+    for source in rng.integers(0, n, size=3):
+        assert np.array_equal(_swept(c, g, int(source)), _reference(g, int(source)))
+
+
+def test_a_path_contracts_to_a_small_core_in_few_rounds():
+    g = path_graph(1000, 7)
+    c = contraction.contract(g)
+    # Each round takes the nodes that precede both neighbours in a shuffle, a third of them
+    # on average: about log_{3/2} 1000 = 17 rounds contract the whole path.
+    assert c.n_core <= 2 and 12 <= c.n_rounds <= 25
+    # A node of the path has at most its two neighbours when it goes, and one of them is
+    # left at the end.
+    arcs_down = np.diff(c.down_indptr)
+    assert arcs_down.max() == 2 and (arcs_down == 0).sum() == 1 - c.n_core
+    for source in (0, 500, 999):
+        assert np.array_equal(_swept(c, g, source), np.abs(np.arange(1000) - source) * 7)
+
+
+def test_rounds_remove_independent_nodes_and_sweep_last_round_first():
+    g = grid_graph(20, 30, seed=5)
+    c = contraction.contract(g, max_degree=3)
+    rounds = c.round_of[c.order]
+    assert (np.diff(rounds) <= 0).all()
+    assert np.array_equal(np.diff(c.round_starts), np.bincount(rounds)[::-1])
+    # No arc joins two nodes of the same round.
+    tails, heads = g.sources, g.indices
+    same = (c.round_of[tails] == c.round_of[heads]) & (c.round_of[tails] >= 0)
+    assert not same.any()
+
+
+def test_shortcuts_too_heavy_for_a_weight_keep_their_node():
+    # 0 - 1 - 2 with arcs of 3e9, and five leaves on 0 and on 2 (which keeps them out of the
+    # first round). Node 1 would go first, but its shortcut 0 -> 2 would weigh 6e9: it waits
+    # until the ends are gone. Distances need uint64.
+    w = 3_000_000_000
+    tails, heads, weights = [0, 1, 1, 2], [1, 0, 2, 1], [w, w, w, w]
+    for hub, leaves in ((0, range(3, 8)), (2, range(8, 13))):
+        for leaf in leaves:
+            tails += [hub, leaf]
+            heads += [leaf, hub]
+            weights += [1, 1]
+    g = from_arcs(13, tails, heads, weights)
+    c = contraction.contract(g)
+    assert c.round_of[1] != 0 and (c.round_of[3:] == 0).all()
+    r = sssp(g, 0, method="near_far_core", backend="cpu")
+    assert r.distances[:3].tolist() == [0, w, 2 * w]
+    assert np.array_equal(r.distances, _reference(g, 0))
+
+
+def test_core_graph_bounds_and_heuristic():
+    g = grid_graph(40, 40, seed=2)
+    c = contraction.core_of(g)
+    h = c.graph
+    assert contraction.core_of(g) is c  # made once
+    assert h.candidate_bound() <= h.layered_bound
+    # The heuristic counts the core's arcs only.
+    core = c.round_of < 0
+    core_arcs = core[h.sources]
+    w, d = h.weights[core_arcs].mean(), core_arcs.sum() / core.sum()
+    assert h.auto_delta() == round(engine.graph.AUTO_DELTA_C * w / d)
+
+
+@pytest.mark.parametrize("delta", [1, 40, "auto", "adaptive", 10**6])
+def test_near_far_core_matches_dijkstra(backend, delta):
+    g = grid_graph(50, 60, seed=8)
+    for source in (0, 1234, 2999):
+        r = sssp(g, source, method="near_far_core", backend=backend, delta=delta)
+        assert np.array_equal(r.distances, _reference(g, source))
+        assert r.graph is g
+
+
+def test_near_far_core_counts_the_sweep(backend):
+    g = grid_graph(30, 30, seed=1)
+    c = contraction.core_of(g)
+    r = sssp(g, 0, method="near_far_core", backend=backend)
+    assert r.counters.edges_relaxed > c.n_down
+    if backend == "cpu":  # the synchronous twin on the search graph, then the sweep
+        searched = sssp(c.graph, 0, method="near_far", backend="cpu", delta=r.delta)
+        assert r.counters.edges_relaxed == searched.counters.edges_relaxed + c.n_down
+
+
+def test_near_far_core_target(backend):
+    g = grid_graph(30, 30, seed=4)
+    c = contraction.core_of(g)
+    full = _reference(g, 0)
+    core_node = int(np.flatnonzero(c.round_of < 0)[-1])
+    contracted = int(c.order[0])
+    for target in (core_node, contracted):
+        r = sssp(g, 0, method="near_far_core", backend=backend, delta=50, target=target)
+        assert r.target == target and r.distances[target] == full[target]
+        final = full < r.settled_below
+        assert np.array_equal(r.distances[final], full[final])
+    # A contracted target is searched to the end (its distance comes from the sweep).
+    assert r.settled_below == UNREACHABLE
+
+
+def test_near_far_core_cannot_be_recorded():
+    g = path_graph(5, 1)
+    with pytest.raises(engine.ParameterError, match="near_far_core has no iterations"):
+        sssp(g, 0, method="near_far_core", backend="cpu", record=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(("capacity", "batch"), [(1, 16), (1, 4), (8192, 64)])
+def test_gpu_sweep_follows_the_search_however_it_ends(capacity, batch):
+    # A ring of one slot hands the search over to batches: the sweep queued behind each
+    # long batch waits for the one that finishes, and behind short ones runs once at the end
+    # (rings of 8,192 slots mostly finish in the asynchronous launch).
+    g = random_graph(np.random.default_rng(5), 30_000, 90_000, max_weight=100)
+    c = contraction.core_of(g)
+    h = c.graph
+    spec = RunSpec(
+        h,
+        0,
+        METHODS["near_far_core"],
+        h.auto_delta(),
+        batch,
+        None,
+        h.distance_dtype(),
+        None,
+        contraction=c,
+    )
+    _gpu.prepare(h, spec)
+    dist, counters, _ = _gpu.run(spec, ring_capacity=capacity, stage_capacity=capacity)
+    assert np.array_equal(dist, _reference(g, 0))
+    if capacity == 1:
+        assert counters.iterations > 0
