@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate, adaptive, batch, distributed, io, osm, replay
+from . import _validate, adaptive, batch, contraction, distributed, io, osm, replay
 from ._errors import FrontierError, ParameterError
 from .bench import (
     BATCH_TABLE,
@@ -335,6 +335,19 @@ def _load(args, spec):
     )
 
 
+def _contract_for(graph, methods) -> None:
+    """Make ``graph``'s contraction core now, a line a round, when one of ``methods``
+    searches it (PACE NE takes seconds)."""
+    if not any(_validate.method(m).contracted for m in methods):
+        return
+
+    def line(r: int, left: int) -> None:
+        msg = f"frontier: contracting {graph.name}: round {r + 1}, {left:,} nodes left in the core"
+        print(msg, file=sys.stderr, flush=True)
+
+    contraction.core_of(graph, on_round=line)
+
+
 def _info(args) -> int:
     stats = _load(args, args.graph).summary()
     if args.json:
@@ -359,6 +372,7 @@ def _bench(args) -> int:
     rows = []
     for spec in args.graphs:
         graph = _load(args, spec)
+        _contract_for(graph, methods)
         if args.batch_queries:
             rows += benchmark_batch(
                 graph, queries=args.batch_queries, methods=methods, backend=args.backend,
@@ -409,6 +423,7 @@ def _solve(args) -> int:
     source = graph.index_of(args.source) if args.source is not None else 0
     target = graph.index_of(args.target) if args.target is not None else None
     out = _output(args.out, ".npz")
+    _contract_for(graph, [args.method])
     result = sssp(
         graph,
         source,

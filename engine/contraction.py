@@ -119,22 +119,29 @@ class Contraction:
 
 
 def _merge(tails, heads, weights, n):
-    """Arcs without self loops, the lightest of parallel ones kept, sorted by (tail, head)."""
+    """Arcs without self loops, the lightest of parallel ones kept, sorted by (tail, head).
+    (A stable sort: the arcs kept from the last round are one sorted run already.)"""
     keep = tails != heads
     tails, heads, weights = tails[keep], heads[keep], weights[keep]
+    if not tails.size:
+        return tails, heads, weights
     key = tails * n + heads
-    order = np.lexsort((weights, key))
-    key, tails, heads, weights = key[order], tails[order], heads[order], weights[order]
-    first = np.ones(key.size, dtype=bool)
-    first[1:] = key[1:] != key[:-1]
-    return tails[first], heads[first], weights[first]
+    order = np.argsort(key, kind="stable")
+    key, weights = key[order], weights[order]
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    return tails[order][first], heads[order][first], np.minimum.reduceat(weights, first)
 
 
 def _neighbour_counts(tails, heads, n):
-    """Each node's distinct neighbours (either direction) and the undirected pairs."""
-    pairs = np.unique(np.minimum(tails, heads) * n + np.maximum(tails, heads))
-    low, high = pairs // n, pairs % n
-    return np.bincount(low, minlength=n) + np.bincount(high, minlength=n), low, high
+    """Each node's distinct neighbours (either direction), from arcs sorted by (tail,
+    head) without parallel ones: out- plus in-degree less the arcs whose reverse exists."""
+    counts = np.bincount(tails, minlength=n) + np.bincount(heads, minlength=n)
+    if not tails.size:
+        return counts
+    key = tails * n + heads
+    reverse = heads * n + tails
+    mutual = key[np.minimum(np.searchsorted(key, reverse), key.size - 1)] == reverse
+    return counts - np.bincount(tails[mutual], minlength=n)
 
 
 def _pairs_through(i_tails, i_x, i_w, o_x, o_heads, o_w):
@@ -189,13 +196,14 @@ def contract(
     tie = np.random.default_rng(0).permutation(n)
     up, down = [], []
     for r in range(MAX_ROUNDS):
-        degree, low, high = _neighbour_counts(tails, heads, max(n, 1))
+        degree = _neighbour_counts(tails, heads, max(n, 1))
         candidate = alive & (degree <= max_degree)
         # Independent: of two neighbouring candidates, the one of fewer neighbours (then the
         # earlier tie) goes.
         rank = degree.astype(np.int64) * max(n, 1) + tie
-        both = candidate[low] & candidate[high]
-        loser = np.where(rank[low[both]] > rank[high[both]], low[both], high[both])
+        both = candidate[tails] & candidate[heads]
+        low, high = tails[both], heads[both]
+        loser = np.where(rank[low] > rank[high], low, high)
         chosen = candidate.copy()
         chosen[loser] = False
         into, out_of = chosen[heads], chosen[tails]
@@ -285,10 +293,11 @@ def _assemble(graph, tails, heads, weights, round_of, up, down, start) -> Contra
 _cores: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def core_of(graph: CSRGraph) -> Contraction:
-    """``graph``'s `Contraction`, made once for as long as the graph lives."""
+def core_of(graph: CSRGraph, *, on_round: Callable[[int, int], None] | None = None):
+    """``graph``'s `Contraction`, made once for as long as the graph lives (``on_round``
+    as `contract` calls it, while it is made)."""
     if graph not in _cores:
-        _cores[graph] = contract(graph)
+        _cores[graph] = contract(graph, on_round=on_round)
     return _cores[graph]
 
 

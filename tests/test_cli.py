@@ -7,8 +7,10 @@ import sys
 import numpy as np
 import pytest
 
-from engine import contraction, load_graph
+from engine import contraction, load_graph, sssp
 from engine.cli import main
+
+from .graphs import grid_graph
 
 
 def run_cli(*args):
@@ -64,6 +66,24 @@ def test_solve_text(capsys):
     assert (
         capsys.readouterr().err.strip().endswith("delta must be ≥ 1, 'auto' or 'adaptive', got 0")
     )
+
+
+def test_solve_on_the_contraction_core(tmp_path, capsys):
+    # A fresh graph (not one cached in memory): the core is made with a line a round.
+    path = tmp_path / "grid.gr"
+    g = grid_graph(30, 30, seed=6)
+    arcs = zip(g.sources, g.indices, g.weights, strict=True)
+    path.write_text(
+        f"p sp {g.n_nodes} {g.n_arcs}\n" + "".join(f"a {t + 1} {h + 1} {w}\n" for t, h, w in arcs)
+    )
+    out = tmp_path / "r.npz"
+    args = ["solve", str(path), "--method", "near_far_core", "--backend", "cpu", "--out"]
+    assert main([*args, str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert re.search(r"contracting .*: round 1, [\d,]+ nodes left in the core", captured.err)
+    assert json.loads(captured.out)["method"] == "near_far_core"
+    with np.load(out) as z:
+        assert z["dist"].tolist() == sssp(g, 0, method="dijkstra").distances.tolist()
 
 
 def test_info(capsys, tmp_path):
