@@ -531,6 +531,7 @@ def _run_matrix(args, client) -> int:
     options = dict(method=args.method, backend=args.backend, delta=args.delta,
                    batch_size=args.batch, memory_bytes=args.memory_mb and args.memory_mb * 2**20,
                    predecessors=args.predecessors)  # fmt: skip
+    _contract_for(graph, [args.method])
     ref = client and _spread(client, args, graph)
     bar = tqdm(total=len(sources), unit="tree", file=sys.stderr, desc="matrix")
     options["on_chunk"] = lambda rows, _d: bar.update(len(rows))
@@ -684,6 +685,7 @@ def _run_study(args, client) -> int:
         if not _validate.method(m).iterative:
             msg = f"--methods: {m} has no Δ or batch to study; choose iterative methods"
             raise ParameterError(msg)
+    _contract_for(graph, methods)
     sources = experiments.seeded_sources(graph, args.sources, args.seed)
     target_rank = getattr(args, "target_rank", None)
     repeat = getattr(args, "repeat", 1)

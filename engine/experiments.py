@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate, adaptive
+from . import _validate, adaptive, contraction
 from ._errors import ParameterError
 from .adaptive import AdaptiveDelta
 from .graph import UNREACHABLE, CSRGraph
@@ -234,6 +234,7 @@ def run_cells(
     each search; when it says True, the study ends there."""
     ran = 0
     full, full_source = None, None
+    cells_of = {m: _cells(graph, m, deltas) for m in methods}
     for source, target, rank in queries:
         if source != full_source:  # queries come grouped by source
             full, full_source = dijkstra_reference(graph, source), source
@@ -243,9 +244,7 @@ def run_cells(
         dijkstra_edges = full.edges_until(graph, None if target is None else full.rank_of(target))
         source_id, target_id = query_ids(graph.node_ids, source, target)
         for method in methods:
-            spec = _validate.method(method)
-            cells = deltas if spec.uses_delta else [("-", None)]
-            for (delta_spec, delta), batch, k in _product(cells, batches, range(repeat)):
+            for (delta_spec, delta), batch, k in _product(cells_of[method], batches, range(repeat)):
                 row = {
                     "method": method,
                     "delta_spec": delta_spec,
@@ -285,6 +284,19 @@ def run_cells(
         if on_query is not None:
             on_query()
     return ran
+
+
+def _cells(graph: CSRGraph, method: str, deltas: list[tuple[str, int]]) -> list[tuple]:
+    """The (spec, Δ) cells of ``method``: one ``-`` cell without Δ; for a method that
+    searches the contraction core, ``auto``, ``xK`` and ``adaptive`` of the core's heuristic
+    (as `sssp` reads them), not the graph's."""
+    spec = _validate.method(method)
+    if not spec.uses_delta:
+        return [("-", None)]
+    if spec.contracted:
+        core = contraction.core_of(graph).graph
+        return parse_deltas(",".join(text for text, _ in deltas), core)
+    return deltas
 
 
 def _product(cells, batches, repeats):

@@ -193,6 +193,23 @@ def test_bad_study_input_is_one_line(tmp_path, args, needle):
     assert len(lines) == 1 and needle in lines[0], done.stderr
 
 
+def test_the_cores_method_reads_delta_specs_of_its_core():
+    g = grid_graph(20, 20, seed=3)
+    core = engine.contraction.core_of(g).graph
+    rows = []
+    experiments.run_cells(
+        g, [(0, None, None)], methods=["near_far", "near_far_core"],
+        deltas=experiments.parse_deltas("auto,x2,150", g), batches=[8], backend="cpu",
+        on_row=rows.append,
+    )  # fmt: skip
+    deltas = {(r["method"], r["delta_spec"]): r["delta"] for r in rows}
+    assert deltas[("near_far", "auto")] == g.auto_delta() != core.auto_delta()
+    assert deltas[("near_far_core", "auto")] == core.auto_delta()
+    assert deltas[("near_far_core", "x2")] == 2 * core.auto_delta()
+    assert deltas[("near_far_core", "150")] == deltas[("near_far", "150")] == 150
+    assert all(r["exact"] for r in rows)
+
+
 def test_cells_are_exact_on_each_backend(backend):
     g = random_graph(np.random.default_rng(8), 3_000, 12_000, max_weight=100)
     sources = experiments.seeded_sources(g, 2, 1)
