@@ -1,5 +1,7 @@
+# ruff: noqa: E501
 """near_far_async vs near_far at wide Delta, per source: time, hand-over (iterations > 0).
 python .dev16/wide16.py NE,FLA,NY 8,16"""
+
 import pathlib
 import statistics as st
 import sys
