@@ -16,8 +16,9 @@ the other scope.
 
 ``near_far_async`` (Hopper and later, not recorded) runs first as one cooperative launch of
 ``frontier_async``: phases without a barrier per iteration, on work rings in the shared
-memory of one block per multiprocessor. It finishes the search, or hands over to the batches
-above when a ring fills.
+memory of one block per multiprocessor, wide bands in sub-bands whose later nodes wait in
+each block's held list. It finishes the search, or hands over to the batches above when a
+ring and its held list fill.
 """
 
 from __future__ import annotations
@@ -68,7 +69,14 @@ RING_CAPACITY = 8192
 #: band's ring sooner (PACE NE at 8 × 11.9 → 7.8 ms) but cost a narrow one's chains (+0.8 ms
 #: at 1 ×); they cross at 3–4 × on every PACE graph (bench/NOTES.md).
 ASYNC_BLOCK, ASYNC_WIDE_BLOCK, ASYNC_WIDE = 512, 1024, 4
-ASYNC_SHARED_BYTES = 20 * RING_CAPACITY + 4 * STAGE_CAPACITY + 16
+ASYNC_SHARED_BYTES = 20 * RING_CAPACITY + 4 * STAGE_CAPACITY + 32
+#: A band wider than ASYNC_SUB × Davidson's Δ is taken by each block in sub-bands of
+#: ASYNC_SUB_WIDTH × it: an improved node beyond the block's sub-band end waits in the
+#: block's held list (global memory, two of HELD_CAPACITY entries a block) until its ring
+#: drains, and so does an entry that finds the ring full. On its rings a wide band relaxed
+#: each node once for every improvement, in the order they came (PACE NE at 16 × 15.5 ms
+#: against 9.4 for near_far; with sub-bands 7.3 ms, bench/NOTES.md).
+ASYNC_SUB, ASYNC_SUB_WIDTH, HELD_CAPACITY = 4, 2, 8192
 #: A cluster batch ends once the frontier exceeds CLUSTER_MAX entries; a grid batch ends once
 #: it falls below GRID_MIN (bench/NOTES.md has the measurements behind both).
 CLUSTER_MAX, GRID_MIN = 8192, 2048
@@ -76,7 +84,7 @@ SCOPES = ("grid", "cluster")
 C_CNT0, C_PILE0, C_PILE1, C_PPAR, C_FPAR, C_BAND, C_BSTART = 0, 3, 4, 5, 6, 7, 8
 C_ITER, C_PHASE, C_LO, C_HI, C_DONE, C_EDGES, C_IMPROVED = 9, 10, 11, 12, 13, 14, 15
 C_COMPACT, C_DUPS, C_STALE, C_REBUILDS, C_PMIN, C_QUEUED, C_DELTA = 16, 17, 18, 19, 20, 21, 22
-C_SORTS, C_LOGPOS, C_REDGES, C_RIMPROVED, C_RPHASE, C_RFROM = 30, 31, 32, 33, 36, 37
+C_SORTS, C_LOGPOS, C_REDGES, C_RIMPROVED, C_RPHASE, C_RFROM, C_HELD = 30, 31, 32, 33, 36, 37, 38
 C_SLOTS = 40
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -296,13 +304,17 @@ def run(
     stage_capacity: int = STAGE_CAPACITY,
     ring_capacity: int = RING_CAPACITY,
     async_threads: int | None = None,
+    held_capacity: int = HELD_CAPACITY,
+    async_sub: int | None = None,
 ):
     """Run one search on the GPU; return (int64 distances, counters, settled_below).
 
     ``pile_capacity``, ``blocks`` (the grid scope's grid size), ``scope`` (one scope for
     every batch instead of switching by frontier size), the cluster scope's
     ``queue_capacity`` and ``stage_capacity``, the asynchronous rings' ``ring_capacity`` and
-    its blocks' ``async_threads`` override the defaults, for tests and measurements."""
+    its blocks' ``async_threads``, held lists' ``held_capacity`` and sub-bands' width
+    ``async_sub`` (× Davidson's Δ; 0: whole bands; `_sub_band` by default) override the
+    defaults, for tests and measurements."""
     if ring_capacity & (ring_capacity - 1):
         msg = f"ring_capacity must be a power of two, got {ring_capacity}"
         raise ValueError(msg)
@@ -446,10 +458,14 @@ def run(
                 relax_log = grown
                 args[log_at : log_at + 2] = [relax_log, np.int64(relax_log.size)]
         if asynchronous and state is None:
+            blocks_async = _backend.multiprocessor_count()  # one block (and ring) each
+            held = cp.empty(max(blocks_async * 2 * held_capacity, 1) * 16, dtype=np.uint8)
+            width = scalar(min(_sub_band(spec, async_sub) * graph.auto_delta(), inf))
+            ring = (np.int32(ring_capacity), sizes[1], held, np.int64(held_capacity), width)
             _kernel("async", dtype)(
-                (_backend.multiprocessor_count(),),  # one block (and ring) per multiprocessor
+                (blocks_async,),
                 (async_threads or _async_threads(spec),),
-                (*args, np.int64(-1), np.int64(2**62), np.int32(ring_capacity), sizes[1]),
+                (*args, np.int64(-1), np.int64(2**62), *ring),
                 shared_mem=ASYNC_SHARED_BYTES,
             )
             ended = True  # it mostly finishes the search (after a full ring, batches go on)
@@ -508,6 +524,7 @@ def run(
         stale_dropped=int(state[C_STALE]),
         pile_rebuilds=int(state[C_REBUILDS]),
         queue_items=int(state[C_QUEUED]),
+        held_back=int(state[C_HELD]),
         bucket_sorts=int(state[C_SORTS]),
     )
     settled_below = int(state[C_LO]) if state[C_DONE] == 2 else inf
@@ -642,6 +659,15 @@ def _async_threads(spec: RunSpec) -> int:
     """Threads of each asynchronous block for the search of ``spec``."""
     wide = spec.delta >= ASYNC_WIDE * spec.graph.auto_delta()
     return ASYNC_WIDE_BLOCK if wide else ASYNC_BLOCK
+
+
+def _sub_band(spec: RunSpec, given: int | None) -> int:
+    """The asynchronous blocks' sub-band width, a multiple of Davidson's Δ: ``given``, else
+    ASYNC_SUB_WIDTH where a band may be wider than ASYNC_SUB × Davidson's Δ, else 0 (whole
+    bands)."""
+    if given is not None:
+        return given
+    return ASYNC_SUB_WIDTH if spec.rule.high > ASYNC_SUB * spec.graph.auto_delta() else 0
 
 
 def _frontier_size(state: np.ndarray) -> int:

@@ -150,6 +150,8 @@ class Counters:
     on the GPU its ``edges_relaxed`` leave out the arc from each ring entry's node back to
     the node whose relaxation made the entry, which that kernel skips.
     ``bucket_sorts`` counts bucketing's sorts of its far nodes into buckets.
+    ``held_back`` counts the near entries that ``near_far_async`` held back for a later
+    sub-band of a wide band or because its ring was full (each time one waits).
     """
 
     iterations: int = 0
@@ -163,6 +165,7 @@ class Counters:
     pile_rebuilds: int = 0
     queue_items: int = 0
     bucket_sorts: int = 0
+    held_back: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)

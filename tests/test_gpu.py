@@ -126,6 +126,8 @@ def test_near_far_async_runs_without_iterations(delta):
     c = r.counters
     assert c.iterations == 0 and c.host_syncs == 1 and c.queue_items >= g.n_nodes
     assert c.phases == sssp(g, 0, backend="gpu", delta=delta).counters.phases
+    # A band of Δ 30 stays whole; one of the whole graph is taken in sub-bands.
+    assert (c.held_back > 0) == (delta > _gpu.ASYNC_SUB * g.auto_delta())
 
 
 @needs_clusters
@@ -152,14 +154,49 @@ def test_near_far_async_hands_over_when_a_ring_fills(capacity, delta):
     # A ring of one slot takes nothing (every entry goes to the global list); one of 2,048
     # fills once a band of the whole graph spreads (a band of Δ 50 leaves each of the GPU's
     # blocks fewer entries than that; a ring keeps room for a ticket per thread of its
-    # block). The synchronous batches then finish the search.
+    # block), and with no held list its overflow goes to the global list too. The
+    # synchronous batches then finish the search.
     g = random_graph(np.random.default_rng(3), 50_000, 200_000, max_weight=100)
     spec = _spec(g, "near_far_async", delta, batch=16)
     _gpu.prepare(g, spec)
-    dist, counters, _ = _gpu.run(spec, ring_capacity=capacity, stage_capacity=capacity)
+    dist, counters, _ = _gpu.run(
+        spec, ring_capacity=capacity, stage_capacity=capacity, held_capacity=0, async_sub=0
+    )
     assert np.array_equal(dist, sssp(g, 0, method="dijkstra").distances)
     assert counters.iterations > 0 and (counters.queue_items > 0) == (capacity > 1)
     assert counters.host_syncs > -(-counters.iterations // 16)
+
+
+@needs_clusters
+@pytest.mark.parametrize(("sub", "held"), [(0, 64), (0, 65536), (1, 64), (1, 8)])
+def test_near_far_async_holds_back_a_full_rings_entries_and_later_sub_bands(sub, held):
+    # A band of the whole graph on rings of 2,048 slots: the overflow waits in the blocks'
+    # held lists until the rings drain, as do nodes beyond the sub-band (sub × the auto Δ
+    # wide); held lists too small for them send the rest to the global list, and the
+    # batches finish (iterations). Every order gives the same distances and phases.
+    g = random_graph(np.random.default_rng(3), 50_000, 200_000, max_weight=100)
+    spec = _spec(g, "near_far_async", 10**6, batch=16)
+    _gpu.prepare(g, spec)
+    options = dict(ring_capacity=2048, stage_capacity=2048, held_capacity=held, async_sub=sub)
+    dist, counters, _ = _gpu.run(spec, **options)
+    assert np.array_equal(dist, sssp(g, 0, method="dijkstra").distances)
+    assert counters.held_back > 0
+    if held == 65536:
+        assert counters.iterations == 0 and counters.phases == 1
+
+
+@needs_clusters
+@pytest.mark.parametrize("factor", [1, 4, 16, 64])
+def test_near_far_async_sub_bands_keep_every_distance(factor):
+    # Bands of 1-64 x the auto Δ in sub-bands of 4 x it (the default): from 8 x on the
+    # blocks hold nodes back (below it only what overflows a ring: the first band's nodes
+    # all come from the block that took the source); the phases are Near-Far's either way.
+    g = random_graph(np.random.default_rng(12), 30_000, 120_000, max_weight=1000)
+    delta = factor * g.auto_delta()
+    r = sssp(g, 5, method="near_far_async", backend="gpu", delta=delta)
+    assert np.array_equal(r.distances, sssp(g, 5, method="dijkstra").distances)
+    assert r.counters.held_back > 0 or factor <= _gpu.ASYNC_SUB
+    assert r.counters.phases == sssp(g, 5, backend="cpu", delta=delta).counters.phases
 
 
 @needs_clusters

@@ -72,6 +72,7 @@ enum {
     C_RPILE,        // sets C_RPHASE to 1)
     C_RPHASE,
     C_RFROM,        // recording: the iterations done when the last batch started
+    C_HELD,         // asynchronous Near-Far: near entries held back for a later sub-band
     C_SLOTS = 40
 };
 
@@ -162,6 +163,9 @@ struct AsyncShared {
     unsigned tail;         // tickets reserved by producers
     unsigned done;         // tickets whose entry has been relaxed
     unsigned fn;           // appends to far (may exceed the capacity)
+    u64 sub_hi;            // the ring takes near entries below it; the rest are held back
+    unsigned held_n;       // entries held back in this block's current held list
+    unsigned held_par;     // which of the block's two held lists is current
 };
 
 template <typename D>
@@ -194,6 +198,9 @@ struct Search {
     AsyncShared* ring;    // asynchronous Near-Far only
     unsigned rank;        // block rank in the cluster
     unsigned qcap, fcap;  // shared-memory capacities in use
+    RingEntry* held = nullptr;  // asynchronous: two held lists of held_cap entries a block
+    long long held_cap = 0;
+    D sub_width = 0;            // asynchronous: a sub-band's width (0: the whole band)
 };
 
 // Where an iteration's appends go: the next frontier (shared-memory queue of parity np at
@@ -425,13 +432,24 @@ __device__ __forceinline__ bool ring_push(AsyncShared* r, RingEntry e, unsigned 
     return true;
 }
 
+// Asynchronous Near-Far: hold e back in this block's current held list (false when full).
+template <typename D>
+__device__ __forceinline__ bool hold(const Search<D>& s, const RingEntry& e) {
+    AsyncShared* r = s.ring;
+    RingEntry* list = s.held + (2 * (long long)blockIdx.x + r->held_par) * s.held_cap;
+    return append(&r->held_n, list, e, (unsigned)s.held_cap);
+}
+
 // The next frontier gets e: in the block's shared-memory part (CL), on its ring (ASYNC, with
-// the node whose relaxation made it), or in the global list when those are full.
+// the node whose relaxation made it, when its distance d is below the block's sub-band end
+// and the ring has room; else held back), or in the global list when those are full.
 template <typename D, bool CL, bool ASYNC = false>
 __device__ __forceinline__ void push_near(const Search<D>& s, const Out& o, Entry e,
-                                          int parent = -1) {
+                                          int parent = -1, D d = 0) {
     if constexpr (ASYNC) {
-        if (ring_push(s.ring, RingEntry{e, parent}, s.qcap)) return;
+        const RingEntry entry{e, parent};
+        if (d < (D)s.ring->sub_hi && ring_push(s.ring, entry, s.qcap)) return;
+        if (hold(s, entry)) return;
     } else if constexpr (CL) {
         if (append(&s.sh->qn[o.np], s.sh->q[o.np], e, s.qcap)) return;
     }
@@ -613,7 +631,7 @@ __device__ __forceinline__ bool relax(const Search<D>& s, long long k, D du, D h
         // their second pass improves nothing. Each entry is one improving relaxation, so
         // a frontier never exceeds the arc count.
         prefetch_arcs(s, a.z, a.w);
-        push_near<D, CL, ASYNC>(s, o, Entry{v, a.z, a.w}, u);
+        push_near<D, CL, ASYNC>(s, o, Entry{v, a.z, a.w}, u, nd);
         enter_band(s, v, it);
     } else {
         push_far<D, CL, ASYNC>(s, o, v);
@@ -795,7 +813,7 @@ __device__ void compact(const Search<D>& s, const Out& o, const Pile& pile, int 
         if (d < new_hi) {
             const int start = (int)s.indptr[v], end = (int)s.light_end[v];
             prefetch_arcs(s, start, end);
-            push_near<D, CL, ASYNC>(s, o, Entry{v, start, end});
+            push_near<D, CL, ASYNC>(s, o, Entry{v, start, end}, -1, d);
             enter_band(s, v, it);
         } else {
             append(other_count, other, v);
@@ -1328,18 +1346,78 @@ __device__ __forceinline__ void ring_reset(AsyncShared* r) {
     if (threadIdx.x == 0) r->head = r->tail;
 }
 
+// The end of a block's first sub-band in the band [lo, hi): lo + width, or hi.
+template <typename D>
+__device__ __forceinline__ D sub_band_end(D lo, D hi, D width) {
+    return width == 0 || hi - lo <= width ? hi : (D)(lo + width);
+}
+
+// Asynchronous Near-Far, after drain and ring_reset: the block's next sub-band ends at its
+// least held distance (now) + the width. Move its held entries below that end onto its
+// drained ring, as many as the ring surely takes; the rest go to the other held list. False
+// (for every thread) when nothing was held. Each call puts the least held node on the ring,
+// so the band's drains end. Blocks go on from sub-band to sub-band each on its own: keeping
+// them in step with a grid barrier a sub-band was slower (bench/NOTES.md). A ring too small
+// for a block's ticket reserve (tests) sends them to the global list instead, and the search
+// hands over at the phase end.
+template <typename D>
+__device__ bool release_held(const Search<D>& s, const Out& o, D hi) {
+    AsyncShared* r = s.ring;
+    __shared__ u64 least;
+    __shared__ unsigned taken;
+    __syncthreads();  // every warp left drain: the held count is final
+    const unsigned count = min(r->held_n, (unsigned)s.held_cap);
+    if (count == 0) return false;
+    const RingEntry* from = s.held + (2 * (long long)blockIdx.x + r->held_par) * s.held_cap;
+    if (threadIdx.x == 0) {
+        least = (u64)inf_of<D>();
+        taken = 0;
+    }
+    __syncthreads();
+    D m = inf_of<D>();
+    for (unsigned k = threadIdx.x; k < count; k += blockDim.x)
+        m = min(m, __ldcg(&s.dist[from[k].e.v]));
+    atomicMin(&least, (u64)m);
+    __syncthreads();
+    const D end = sub_band_end((D)least, hi, s.sub_width);
+    const int quota = (int)s.qcap - (int)blockDim.x;
+    __syncthreads();  // every thread has read the count and the list before they change
+    if (threadIdx.x == 0) {
+        r->sub_hi = (u64)end;
+        r->held_n = 0;
+        r->held_par ^= 1;
+        atomicAdd(&s.ctl[C_HELD], (u64)count);
+    }
+    __syncthreads();
+    for (unsigned k = threadIdx.x; k < count; k += blockDim.x) {
+        const RingEntry e = from[k];
+        const D d = __ldcg(&s.dist[e.e.v]);
+        if (d < end && quota > 0 && (int)atomicAdd(&taken, 1u) < quota) {
+            ring_push(r, e, s.qcap);  // room for it: the ring was drained
+        } else if (quota <= 0 || !hold(s, e)) {
+            append(o.next_count, o.next, e.e);
+            __threadfence();  // read after the next grid barrier
+        }
+    }
+    __syncthreads();
+    return true;
+}
+
 // Near-Far with asynchronous phases, on the whole GPU: one block per multiprocessor, each
 // with its ring (no recording, every arc light). Each phase drains the blocks' rings
 // (drain); a grid barrier then ends it with the far-pile passes of the synchronous kernel,
 // whose near nodes are dealt over the blocks' rings. (On one cluster of 16 blocks, with its
 // cheaper barrier, bands wider than the auto Delta were bound by 16 multiprocessors' work:
-// NE at 4x the auto Delta 9.9 against 7.5 ms, bench/NOTES.md.) The
+// NE at 4x the auto Delta 9.9 against 7.5 ms, bench/NOTES.md.) A band wider than
+// `sub_width` is taken by each block in sub-bands of that width: a node beyond the block's
+// sub-band end waits in the block's held list until the ring drains (release_held). The
 // search starts from the global frontier that the host (or a synchronous batch) left. An
-// entry that finds its ring full goes to that global list instead; the kernel then stops at
-// the phase end and leaves the synchronous kernel's state (the list, which repeats entries
-// already relaxed, the pile and the band), from which the host goes on in batches.
+// entry that finds its ring full waits in the held list too; when that is full, it goes to
+// the global list, and the kernel then stops at the phase end and leaves the synchronous
+// kernel's state (the list, which repeats entries already relaxed, the pile and the band),
+// from which the host goes on in batches.
 template <typename D>
-__device__ void search_async(KERNEL_PARAMS) {
+__device__ void search_async(KERNEL_PARAMS, RingEntry* held, long long held_cap, D sub_width) {
     extern __shared__ unsigned char dynamic_shared[];
     AsyncShared* r = reinterpret_cast<AsyncShared*>(dynamic_shared);
     Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
@@ -1347,7 +1425,8 @@ __device__ void search_async(KERNEL_PARAMS) {
                 nullptr, nullptr,
                 n, delta_low, delta_high, phase_cost, target, 0, lanes_log2,
                 nullptr, r, blockIdx.x,
-                (unsigned)min(qcap, RCAP), (unsigned)min(fcap, FCAP)};
+                (unsigned)min(qcap, RCAP), (unsigned)min(fcap, FCAP),
+                held, held_cap, sub_width};
     cg::grid_group grid = cg::this_grid();
     const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
@@ -1363,14 +1442,20 @@ __device__ void search_async(KERNEL_PARAMS) {
     D delta = (D)vload(&ctl[C_DELTA]);
     Out o{0, &ctl[C_CNT0 + it % 3], s.front[fpar], &ctl[C_PILE0 + ppar], s.pile[ppar]};
     const long long listed = (long long)vload(o.next_count);
-    if (threadIdx.x == 0) r->head = r->tail = r->done = r->fn = 0;
+    if (threadIdx.x == 0) {
+        r->head = r->tail = r->done = r->fn = 0;
+        r->held_n = r->held_par = 0;
+        r->sub_hi = (u64)sub_band_end(lo, hi, sub_width);
+    }
     for (unsigned k = threadIdx.x; k < s.qcap; k += blockDim.x) r->seq[k] = 2 * k;
     // Every thread has read `listed` before any entry that finds its ring full is appended
     // to the same list: a block that read it later would deal those entries again, and
     // decide differently whether to hand over (a hang at the first grid barrier).
     grid.sync();
-    for (long long k = dealt; k < listed; k += nthreads)
-        push_near<D, true, true>(s, o, load_entry(&o.next[k]));
+    for (long long k = dealt; k < listed; k += nthreads) {
+        const Entry e = load_entry(&o.next[k]);
+        push_near<D, true, true>(s, o, e, -1, __ldcg(&s.dist[e.v]));
+    }
     __syncthreads();
 
     int done = 0;
@@ -1379,8 +1464,10 @@ __device__ void search_async(KERNEL_PARAMS) {
     long long again_mark = (long long)vload(&ctl[C_AGAIN_MARK]);
     const bool adapts = s.delta_low != s.delta_high;
     for (int phase = 1;; ++phase) {
-        drain(s, hi, o, edges, improved, taken);
-        ring_reset(r);
+        do {  // the band's sub-bands, each block on its own
+            drain(s, hi, o, edges, improved, taken);
+            ring_reset(r);
+        } while (release_held(s, o, hi));
         if (adapts) add_again(ctl, improved);  // the rule reads C_AGAIN after the barrier
         flush_far(s, o, r->far, &r->fn, 1);
         grid.sync();
@@ -1394,6 +1481,8 @@ __device__ void search_async(KERNEL_PARAMS) {
         done = next_band(s, hi, next, far_smallest(s), new_lo, new_hi);
         again_mark = again;
         if (done) break;
+        if (threadIdx.x == 0) r->sub_hi = (u64)sub_band_end(new_lo, new_hi, sub_width);
+        __syncthreads();
         // Marks of the synchronous kernel's compactions are positive: these never match.
         compact<D, true, true>(s, o, pile, ppar, hi, new_hi, -phase, it, dealt, nthreads,
                                improved);
@@ -1690,8 +1779,9 @@ __global__ void __launch_bounds__(CLUSTER_THREADS) __cluster_dims__(CLUSTER, 1, 
 }
 
 template <typename D>
-__global__ void __launch_bounds__(ASYNC_THREADS) frontier_async(KERNEL_PARAMS) {
-    search_async<D>(KERNEL_ARGS);
+__global__ void __launch_bounds__(ASYNC_THREADS)
+    frontier_async(KERNEL_PARAMS, RingEntry* held, long long held_cap, D sub_width) {
+    search_async<D>(KERNEL_ARGS, held, held_cap, sub_width);
 }
 
 extern "C" __global__ void __cluster_dims__(CLUSTER, 1, 1) cluster_sync_probe(int rounds) {
