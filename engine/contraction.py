@@ -66,10 +66,12 @@ class CoreGraph(CSRGraph):
         return min(max(1, round(AUTO_DELTA_C * mean_weight / mean_degree)), self.max_delta())
 
     def candidate_bound(self) -> int:
-        """The smaller of the graph's own bound and the contraction's: a path of the search
-        graph climbs at most one arc a round, then visits each core node once (leaving it by
-        at most its heaviest arc), and the sweep descends at most one arc a round."""
-        return min(super().candidate_bound(), self.layered_bound)
+        """The contraction's bound, which holds the sweep's sums too (the search graph's own
+        bound, over its arcs only, does not: the arcs down are not among them): a path of
+        the search graph climbs at most one arc a round, then visits each core node once
+        (leaving it by at most its heaviest arc), and the sweep descends at most one arc a
+        round."""
+        return self.layered_bound
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -37,6 +37,28 @@ def test_search_graph_and_sweep_give_every_distance(seed, n, density, max_weight
         assert np.array_equal(_swept(c, g, int(source)), _reference(g, int(source)))
 
 
+@property_settings(60)
+@given(n=st.integers(2, 40), seed=st.integers(0, 2**32 - 1), density=st.floats(0.5, 4.0))
+def test_the_distance_type_holds_the_sweep_too(n, seed, density):
+    # Weights near 2^31 and 2^32: every sum the search graph's arcs and the sweep's arcs
+    # down form from a final distance stays within the bound that picks the distance type
+    # (the GPU sweeps in that type; a bound of the search graph's arcs alone let distances
+    # past 2^32 wrap there).
+    rng = np.random.default_rng(seed)
+    m = int(density * n)
+    weights = 2**32 - 1 - rng.integers(0, 2**31, size=m)
+    g = from_arcs(n, rng.integers(0, n, m), rng.integers(0, n, m), weights)
+    c = contraction.contract(g)
+    bound = c.graph.candidate_bound()
+    assert bound < np.iinfo(c.graph.distance_dtype()).max
+    for source in range(min(n, 4)):
+        d = _reference(g, source)
+        for tails, weights in ((c.graph.sources, c.graph.weights), (c.down_tails, c.down_weights)):
+            reached = d[tails] != UNREACHABLE
+            sums = d[tails][reached].astype(object) + weights[reached].astype(object)
+            assert all(v <= bound for v in sums)
+
+
 def test_a_path_contracts_to_a_small_core_in_few_rounds():
     g = path_graph(1000, 7)
     c = contraction.contract(g)
