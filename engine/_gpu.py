@@ -176,6 +176,8 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
         msg = f"{graph.name} has {graph.n_arcs:,} arcs; the GPU kernels take fewer than 2^31"
         raise GPUMemoryError(msg)
     required = required_bytes(graph, spec.dtype, recording=spec.recording is not None)
+    if spec.method.asynchronous:  # the blocks' held lists
+        required += _backend.multiprocessor_count() * 2 * HELD_CAPACITY * 16
     if spec.contraction is not None:
         required += spec.contraction.n_down * 8 + spec.contraction.order.size * 12
     device_graph(graph, required)
