@@ -185,11 +185,12 @@ def contract(
     """
     start = time.perf_counter()
     n = graph.n_nodes
+    span = max(n, 1)  # arc keys are tail * span + head
     tails, heads, weights = _merge(
         graph.sources.astype(np.int64),
         graph.indices.astype(np.int64),
         graph.weights.astype(np.int64),
-        max(n, 1),
+        span,
     )
     round_of = np.full(n, -1, dtype=np.int32)
     alive = np.ones(n, dtype=bool)
@@ -198,11 +199,11 @@ def contract(
     tie = np.random.default_rng(0).permutation(n)
     up, down = [], []
     for r in range(MAX_ROUNDS):
-        degree = _neighbour_counts(tails, heads, max(n, 1))
+        degree = _neighbour_counts(tails, heads, span)
         candidate = alive & (degree <= max_degree)
         # Independent: of two neighbouring candidates, the one of fewer neighbours (then the
         # earlier tie) goes.
-        rank = degree.astype(np.int64) * max(n, 1) + tie
+        rank = degree.astype(np.int64) * span + tie
         both = candidate[tails] & candidate[heads]
         low, high = tails[both], heads[both]
         loser = np.where(rank[low] > rank[high], low, high)
@@ -227,7 +228,7 @@ def contract(
             np.concatenate([tails[kept], s_tails[keep]]),
             np.concatenate([heads[kept], s_heads[keep]]),
             np.concatenate([weights[kept], s_weights[keep]]),
-            max(n, 1),
+            span,
         )
         if on_round is not None:
             on_round(r, int(alive.sum()))
@@ -295,7 +296,7 @@ def _assemble(graph, tails, heads, weights, round_of, up, down, start) -> Contra
 _cores: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def core_of(graph: CSRGraph, *, on_round: Callable[[int, int], None] | None = None):
+def core_of(graph: CSRGraph, *, on_round: Callable[[int, int], None] | None = None) -> Contraction:
     """``graph``'s `Contraction`, made once for as long as the graph lives (``on_round``
     as `contract` calls it, while it is made)."""
     if graph not in _cores:

@@ -432,12 +432,18 @@ __device__ __forceinline__ bool ring_push(AsyncShared* r, RingEntry e, unsigned 
     return true;
 }
 
+// Asynchronous Near-Far: this block's held list of parity `par` (two a block, in global
+// memory).
+template <typename D>
+__device__ __forceinline__ RingEntry* held_list(const Search<D>& s, unsigned par) {
+    return s.held + (2 * (long long)blockIdx.x + par) * s.held_cap;
+}
+
 // Asynchronous Near-Far: hold e back in this block's current held list (false when full).
 template <typename D>
 __device__ __forceinline__ bool hold(const Search<D>& s, const RingEntry& e) {
     AsyncShared* r = s.ring;
-    RingEntry* list = s.held + (2 * (long long)blockIdx.x + r->held_par) * s.held_cap;
-    return append(&r->held_n, list, e, (unsigned)s.held_cap);
+    return append(&r->held_n, held_list(s, r->held_par), e, (unsigned)s.held_cap);
 }
 
 // The next frontier gets e: in the block's shared-memory part (CL), on its ring (ASYNC, with
@@ -1368,7 +1374,7 @@ __device__ bool release_held(const Search<D>& s, const Out& o, D hi) {
     __syncthreads();  // every warp left drain: the held count is final
     const unsigned count = min(r->held_n, (unsigned)s.held_cap);
     if (count == 0) return false;
-    const RingEntry* from = s.held + (2 * (long long)blockIdx.x + r->held_par) * s.held_cap;
+    const RingEntry* from = held_list(s, r->held_par);
     if (threadIdx.x == 0) {
         least = (u64)inf_of<D>();
         taken = 0;
