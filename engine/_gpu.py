@@ -17,8 +17,8 @@ the other scope.
 ``near_far_async`` (Hopper and later, not recorded) runs first as one cooperative launch of
 ``frontier_async``: phases without a barrier per iteration, on work rings in the shared
 memory of one block per multiprocessor, wide bands in sub-bands whose later nodes wait in
-each block's held list. It finishes the search, or hands over to the batches above when a
-ring and its held list fill.
+the blocks' held lists, dealt over the blocks at each sub-band's start. It finishes the
+search, or hands over to the batches above when a ring and its held list fill.
 """
 
 from __future__ import annotations
@@ -62,21 +62,24 @@ CLUSTER, CLUSTER_BLOCK, QUEUE_CAPACITY, STAGE_CAPACITY = 16, 512, 6144, 8192
 CLUSTER_SHARED_BYTES = 16 + 2 * QUEUE_CAPACITY * 12 + 4 * STAGE_CAPACITY + 4 * 2 * CLUSTER + 12
 #: Asynchronous Near-Far: entries of each block's ring (RCAP in the kernel) and the dynamic
 #: shared memory of a block (``AsyncShared``: ring of 16-byte entries, tickets, far stage,
-#: four counters).
+#: counters).
 RING_CAPACITY = 8192
 #: Threads of an asynchronous block: at most ASYNC_THREADS (the kernel's launch bounds);
 #: ASYNC_WIDE_BLOCK from bands of ASYNC_WIDE × Davidson's Δ on. Twice the warps drain a wide
 #: band's ring sooner (PACE NE at 8 × 11.9 → 7.8 ms) but cost a narrow one's chains (+0.8 ms
 #: at 1 ×); they cross at 3–4 × on every PACE graph (bench/NOTES.md).
 ASYNC_BLOCK, ASYNC_WIDE_BLOCK, ASYNC_WIDE = 512, 1024, 4
-ASYNC_SHARED_BYTES = 20 * RING_CAPACITY + 4 * STAGE_CAPACITY + 32
-#: A band wider than ASYNC_SUB × Davidson's Δ is taken by each block in sub-bands of
-#: ASYNC_SUB_WIDTH × it: an improved node beyond the block's sub-band end waits in the
-#: block's held list (global memory, two of HELD_CAPACITY entries a block) until its ring
-#: drains, and so does an entry that finds the ring full. On its rings a wide band relaxed
-#: each node once for every improvement, in the order they came (PACE NE at 16 × 15.5 ms
-#: against 9.4 for near_far; with sub-bands 7.3 ms, bench/NOTES.md).
-ASYNC_SUB, ASYNC_SUB_WIDTH, HELD_CAPACITY = 4, 2, 8192
+ASYNC_SHARED_BYTES = 20 * RING_CAPACITY + 4 * STAGE_CAPACITY + 48
+#: A band wider than ASYNC_SUB × Davidson's Δ is taken in sub-bands of ASYNC_SUB_WIDTH × it,
+#: in step across the blocks: an improved node beyond the sub-band's end waits in its block's
+#: held list (global memory, two of HELD_CAPACITY entries a block) until every ring drains,
+#: and so does an entry that finds its ring full; each sub-band's entries are dealt over the
+#: blocks. On its rings a wide band relaxed each node once for every improvement, in the order
+#: they came (PACE NE at 16 × 15.5 ms against 9.4 for near_far), and sub-bands each block
+#: took on its own waited on the busiest block (bench/NOTES.md).
+ASYNC_SUB, ASYNC_SUB_WIDTH, HELD_CAPACITY = 4, 4, 8192
+#: The most asynchronous blocks (ASYNC_MAX_BLOCKS in the kernel), one a multiprocessor.
+ASYNC_MAX_BLOCKS = 1024
 #: A cluster batch ends once the frontier exceeds CLUSTER_MAX entries; a grid batch ends once
 #: it falls below GRID_MIN (bench/NOTES.md has the measurements behind both).
 CLUSTER_MAX, GRID_MIN = 8192, 2048
@@ -176,8 +179,8 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
         msg = f"{graph.name} has {graph.n_arcs:,} arcs; the GPU kernels take fewer than 2^31"
         raise GPUMemoryError(msg)
     required = required_bytes(graph, spec.dtype, recording=spec.recording is not None)
-    if spec.method.asynchronous:  # the blocks' held lists
-        required += _backend.multiprocessor_count() * 2 * HELD_CAPACITY * 16
+    if spec.method.asynchronous:
+        required += _held_bytes(_backend.multiprocessor_count(), HELD_CAPACITY)
     if spec.contraction is not None:
         required += spec.contraction.n_down * 8 + spec.contraction.order.size * 12
     device_graph(graph, required)
@@ -460,8 +463,8 @@ def run(
                 relax_log = grown
                 args[log_at : log_at + 2] = [relax_log, np.int64(relax_log.size)]
         if asynchronous and state is None:
-            blocks_async = _backend.multiprocessor_count()  # one block (and ring) each
-            held = cp.empty(max(blocks_async * 2 * held_capacity, 1) * 16, dtype=np.uint8)
+            blocks_async = min(_backend.multiprocessor_count(), ASYNC_MAX_BLOCKS)  # a ring each
+            held = cp.empty(_held_bytes(blocks_async, held_capacity), dtype=np.uint8)
             width = scalar(min(_sub_band(spec, async_sub) * graph.auto_delta(), inf))
             ring = (np.int32(ring_capacity), sizes[1], held, np.int64(held_capacity), width)
             _kernel("async", dtype)(
@@ -661,6 +664,12 @@ def _async_threads(spec: RunSpec) -> int:
     """Threads of each asynchronous block for the search of ``spec``."""
     wide = spec.delta >= ASYNC_WIDE * spec.graph.auto_delta()
     return ASYNC_WIDE_BLOCK if wide else ASYNC_BLOCK
+
+
+def _held_bytes(blocks: int, capacity: int) -> int:
+    """Bytes of the asynchronous blocks' held lists (two of ``capacity`` 16-byte entries a
+    block) and of their board (three least distances, a spare, two counts a block)."""
+    return blocks * 2 * capacity * 16 + 32 + 8 * blocks
 
 
 def _sub_band(spec: RunSpec, given: int | None) -> int:

@@ -188,7 +188,7 @@ def test_near_far_async_holds_back_a_full_rings_entries_and_later_sub_bands(sub,
 @needs_clusters
 @pytest.mark.parametrize("factor", [1, 4, 16, 64])
 def test_near_far_async_sub_bands_keep_every_distance(factor):
-    # Bands of 1-64 x the auto Δ in sub-bands of 4 x it (the default): from 8 x on the
+    # Bands of 1-64 x the auto Δ, in sub-bands where wider than ASYNC_SUB x it: from 8 x on the
     # blocks hold nodes back (below it only what overflows a ring: the first band's nodes
     # all come from the block that took the source); the phases are Near-Far's either way.
     g = random_graph(np.random.default_rng(12), 30_000, 120_000, max_weight=1000)

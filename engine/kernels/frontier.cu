@@ -164,9 +164,13 @@ struct AsyncShared {
     unsigned done;         // tickets whose entry has been relaxed
     unsigned fn;           // appends to far (may exceed the capacity)
     u64 sub_hi;            // the ring takes near entries below it; the rest are held back
+    u64 held_min;          // the least distance an entry of the current held list was held at
     unsigned held_n;       // entries held back in this block's current held list
-    unsigned held_par;     // which of the block's two held lists is current
+    unsigned held_par;     // which of the blocks' two held lists is current (the same in all)
 };
+
+// Asynchronous Near-Far: the most blocks of a launch (one a multiprocessor).
+#define ASYNC_MAX_BLOCKS 1024
 
 template <typename D>
 struct Search {
@@ -198,7 +202,8 @@ struct Search {
     AsyncShared* ring;    // asynchronous Near-Far only
     unsigned rank;        // block rank in the cluster
     unsigned qcap, fcap;  // shared-memory capacities in use
-    RingEntry* held = nullptr;  // asynchronous: two held lists of held_cap entries a block
+    RingEntry* held = nullptr;  // asynchronous: two held lists of held_cap entries a block,
+                                // then the blocks' board (held_board)
     long long held_cap = 0;
     D sub_width = 0;            // asynchronous: a sub-band's width (0: the whole band)
 };
@@ -432,22 +437,41 @@ __device__ __forceinline__ bool ring_push(AsyncShared* r, RingEntry e, unsigned 
     return true;
 }
 
-// Asynchronous Near-Far: this block's held list of parity `par` (two a block, in global
+// Asynchronous Near-Far: block b's held list of parity `par` (two a block, in global
 // memory).
 template <typename D>
-__device__ __forceinline__ RingEntry* held_list(const Search<D>& s, unsigned par) {
-    return s.held + (2 * (long long)blockIdx.x + par) * s.held_cap;
+__device__ __forceinline__ RingEntry* held_list(const Search<D>& s, unsigned b, unsigned par) {
+    return s.held + (2 * (long long)b + par) * s.held_cap;
 }
 
-// Asynchronous Near-Far: hold e back in this block's current held list (false when full).
+// Asynchronous Near-Far: what the blocks tell each other at a sub-band's end, after the held
+// lists in global memory. Step k of a launch (a grid barrier each) reduces the least held
+// distance into least[k % 3] (three slots: one is reset while the others are in use) and
+// publishes each block's held count in counts[k % 2][block].
+struct HeldBoard {
+    u64* least;
+    unsigned* counts;
+};
+
 template <typename D>
-__device__ __forceinline__ bool hold(const Search<D>& s, const RingEntry& e) {
+__device__ __forceinline__ HeldBoard held_board(const Search<D>& s) {
+    u64* least = reinterpret_cast<u64*>(s.held + 2 * (long long)gridDim.x * s.held_cap);
+    return HeldBoard{least, reinterpret_cast<unsigned*>(least + 4)};
+}
+
+// Asynchronous Near-Far: hold e, of distance d, back in this block's current held list
+// (false when full).
+template <typename D>
+__device__ __forceinline__ bool hold(const Search<D>& s, const RingEntry& e, D d) {
     AsyncShared* r = s.ring;
-    return append(&r->held_n, held_list(s, r->held_par), e, (unsigned)s.held_cap);
+    if (!append(&r->held_n, held_list(s, blockIdx.x, r->held_par), e, (unsigned)s.held_cap))
+        return false;
+    atomicMin(&r->held_min, (u64)d);
+    return true;
 }
 
 // The next frontier gets e: in the block's shared-memory part (CL), on its ring (ASYNC, with
-// the node whose relaxation made it, when its distance d is below the block's sub-band end
+// the node whose relaxation made it, when its distance d is below the sub-band's end
 // and the ring has room; else held back), or in the global list when those are full.
 template <typename D, bool CL, bool ASYNC = false>
 __device__ __forceinline__ void push_near(const Search<D>& s, const Out& o, Entry e,
@@ -455,7 +479,7 @@ __device__ __forceinline__ void push_near(const Search<D>& s, const Out& o, Entr
     if constexpr (ASYNC) {
         const RingEntry entry{e, parent};
         if (d < (D)s.ring->sub_hi && ring_push(s.ring, entry, s.qcap)) return;
-        if (hold(s, entry)) return;
+        if (hold(s, entry, d)) return;
     } else if constexpr (CL) {
         if (append(&s.sh->qn[o.np], s.sh->q[o.np], e, s.qcap)) return;
     }
@@ -1352,55 +1376,92 @@ __device__ __forceinline__ void ring_reset(AsyncShared* r) {
     if (threadIdx.x == 0) r->head = r->tail;
 }
 
-// The end of a block's first sub-band in the band [lo, hi): lo + width, or hi.
+// The end of a sub-band that starts at lo in the band [lo, hi): lo + width, or hi.
 template <typename D>
 __device__ __forceinline__ D sub_band_end(D lo, D hi, D width) {
     return width == 0 || hi - lo <= width ? hi : (D)(lo + width);
 }
 
-// Asynchronous Near-Far, after drain and ring_reset: the block's next sub-band ends at its
-// least held distance (now) + the width. Move its held entries below that end onto its
-// drained ring, as many as the ring surely takes; the rest go to the other held list. False
-// (for every thread) when nothing was held. Each call puts the least held node on the ring,
-// so the band's drains end. Blocks go on from sub-band to sub-band each on its own: keeping
-// them in step with a grid barrier a sub-band was slower (bench/NOTES.md). A ring too small
+// Asynchronous Near-Far, after drain and ring_reset, before the grid barrier that ends step
+// `step`: publish this block's held count and reduce its least held distance.
+template <typename D>
+__device__ void publish_held(const Search<D>& s, unsigned step) {
+    AsyncShared* r = s.ring;
+    const HeldBoard board = held_board(s);
+    __syncthreads();  // every warp left drain: the held count is final
+    if (threadIdx.x == 0) {
+        const unsigned count = min(r->held_n, (unsigned)s.held_cap);
+        board.counts[(step & 1) * gridDim.x + blockIdx.x] = count;
+        if (count) {
+            atomicMin(&board.least[step % 3], r->held_min);
+            atomicAdd(&s.ctl[C_HELD], (u64)count);
+        }
+    }
+}
+
+// Asynchronous Near-Far, after the grid barrier of step `step`, given the least held distance
+// that the blocks reduced: false (for every thread of every block) when no block holds an
+// entry back (`least` is infinite), and the band is done. Else the next sub-band ends at the
+// least held distance + the width (the band's end at most), and the blocks deal all held
+// entries among themselves (entry t of the lists laid end to end goes to block t % blocks):
+// those below that end go onto the block's drained ring, as many as it surely takes, and the
+// rest to its other held list. Dealing balances the blocks: each
+// keeping its own held entries, a band of 16 x Davidson's Delta waited on the busiest, and
+// the in-step version without dealing was slower still (bench/NOTES.md). A ring too small
 // for a block's ticket reserve (tests) sends them to the global list instead, and the search
 // hands over at the phase end.
 template <typename D>
-__device__ bool release_held(const Search<D>& s, const Out& o, D hi) {
+__device__ bool deal_held(const Search<D>& s, const Out& o, D hi, unsigned step, D least) {
     AsyncShared* r = s.ring;
-    __shared__ u64 least;
+    const HeldBoard board = held_board(s);
+    __shared__ unsigned first[ASYNC_MAX_BLOCKS + 1];  // where each block's list starts
     __shared__ unsigned taken;
-    __syncthreads();  // every warp left drain: the held count is final
-    const unsigned count = min(r->held_n, (unsigned)s.held_cap);
-    if (count == 0) return false;
-    const RingEntry* from = held_list(s, r->held_par);
+    // Read after the barrier before last; written after the next one.
+    if (blockIdx.x == 0 && threadIdx.x == 0) board.least[(step + 2) % 3] = (u64)inf_of<D>();
+    if (least == inf_of<D>()) return false;
+    const unsigned blocks = gridDim.x, par = r->held_par;
+    const unsigned* counts = board.counts + (step & 1) * blocks;
+    if (threadIdx.x < 32) {  // an inclusive scan of the counts, 32 at a time
+        unsigned carry = 0;
+        for (unsigned base = 0; base < blocks; base += 32) {
+            const unsigned k = base + threadIdx.x;
+            unsigned x = k < blocks ? __ldcg(&counts[k]) : 0;
+            for (unsigned d = 1; d < 32; d *= 2) {
+                const unsigned y = __shfl_up_sync(0xffffffffu, x, d);
+                if (threadIdx.x >= d) x += y;
+            }
+            if (k < blocks) first[k + 1] = carry + x;
+            carry += __shfl_sync(0xffffffffu, x, 31);
+        }
+    }
+    const D end = sub_band_end(least, hi, s.sub_width);
+    __syncthreads();  // every thread has read the parity before it changes
     if (threadIdx.x == 0) {
-        least = (u64)inf_of<D>();
+        first[0] = 0;
         taken = 0;
-    }
-    __syncthreads();
-    D m = inf_of<D>();
-    for (unsigned k = threadIdx.x; k < count; k += blockDim.x)
-        m = min(m, __ldcg(&s.dist[from[k].e.v]));
-    atomicMin(&least, (u64)m);
-    __syncthreads();
-    const D end = sub_band_end((D)least, hi, s.sub_width);
-    const int quota = (int)s.qcap - (int)blockDim.x;
-    __syncthreads();  // every thread has read the count and the list before they change
-    if (threadIdx.x == 0) {
         r->sub_hi = (u64)end;
+        r->held_min = (u64)inf_of<D>();
         r->held_n = 0;
-        r->held_par ^= 1;
-        atomicAdd(&s.ctl[C_HELD], (u64)count);
+        r->held_par = par ^ 1;
     }
     __syncthreads();
-    for (unsigned k = threadIdx.x; k < count; k += blockDim.x) {
-        const RingEntry e = from[k];
+    const unsigned total = first[blocks];
+    const int quota = (int)s.qcap - (int)blockDim.x;
+    for (unsigned t = blockIdx.x + blocks * threadIdx.x; t < total; t += blocks * blockDim.x) {
+        unsigned lo = 0, span = blocks;  // the list holding t: first[lo] <= t < first[lo + 1]
+        while (span > 1) {
+            const unsigned half = span / 2;
+            if (first[lo + half] <= t) lo += half;
+            span -= half;
+        }
+        // Another block wrote it: read past this multiprocessor's L1.
+        const RingEntry* at = held_list(s, lo, par) + (t - first[lo]);
+        const int4 raw = __ldcg(reinterpret_cast<const int4*>(at));
+        const RingEntry e{Entry{raw.x, raw.y, raw.z}, raw.w};
         const D d = __ldcg(&s.dist[e.e.v]);
         if (d < end && quota > 0 && (int)atomicAdd(&taken, 1u) < quota) {
             ring_push(r, e, s.qcap);  // room for it: the ring was drained
-        } else if (quota <= 0 || !hold(s, e)) {
+        } else if (quota <= 0 || !hold(s, e, d)) {
             append(o.next_count, o.next, e.e);
             __threadfence();  // read after the next grid barrier
         }
@@ -1415,13 +1476,14 @@ __device__ bool release_held(const Search<D>& s, const Out& o, D hi) {
 // whose near nodes are dealt over the blocks' rings. (On one cluster of 16 blocks, with its
 // cheaper barrier, bands wider than the auto Delta were bound by 16 multiprocessors' work:
 // NE at 4x the auto Delta 9.9 against 7.5 ms, bench/NOTES.md.) A band wider than
-// `sub_width` is taken by each block in sub-bands of that width: a node beyond the block's
-// sub-band end waits in the block's held list until the ring drains (release_held). The
-// search starts from the global frontier that the host (or a synchronous batch) left. An
-// entry that finds its ring full waits in the held list too; when that is full, it goes to
-// the global list, and the kernel then stops at the phase end and leaves the synchronous
-// kernel's state (the list, which repeats entries already relaxed, the pile and the band),
-// from which the host goes on in batches.
+// `sub_width` is taken in sub-bands of that width, in step across the blocks: a node beyond
+// the sub-band's end waits in its block's held list until every ring drains; a grid barrier
+// then starts the next sub-band, whose entries are dealt over the blocks (deal_held). The
+// last sub-band's barrier is the phase end's. The search starts from the global frontier
+// that the host (or a synchronous batch) left. An entry that finds its ring full waits in
+// the held list too; when that is full, it goes to the global list, and the kernel then
+// stops at the phase end and leaves the synchronous kernel's state (the list, which repeats
+// entries already relaxed, the pile and the band), from which the host goes on in batches.
 template <typename D>
 __device__ void search_async(KERNEL_PARAMS, RingEntry* held, long long held_cap, D sub_width) {
     extern __shared__ unsigned char dynamic_shared[];
@@ -1451,7 +1513,10 @@ __device__ void search_async(KERNEL_PARAMS, RingEntry* held, long long held_cap,
     if (threadIdx.x == 0) {
         r->head = r->tail = r->done = r->fn = 0;
         r->held_n = r->held_par = 0;
+        r->held_min = (u64)inf_of<D>();
         r->sub_hi = (u64)sub_band_end(lo, hi, sub_width);
+        if (blockIdx.x == 0)
+            for (int k = 0; k < 3; ++k) held_board(s).least[k] = (u64)inf_of<D>();
     }
     for (unsigned k = threadIdx.x; k < s.qcap; k += blockDim.x) r->seq[k] = 2 * k;
     // Every thread has read `listed` before any entry that finds its ring full is appended
@@ -1469,15 +1534,24 @@ __device__ void search_async(KERNEL_PARAMS, RingEntry* held, long long held_cap,
     Gains improved;
     long long again_mark = (long long)vload(&ctl[C_AGAIN_MARK]);
     const bool adapts = s.delta_low != s.delta_high;
+    unsigned step = 0;  // grid barriers that ended a sub-band
     for (int phase = 1;; ++phase) {
-        do {  // the band's sub-bands, each block on its own
+        long long listed_now;
+        while (true) {  // the band's sub-bands
             drain(s, hi, o, edges, improved, taken);
             ring_reset(r);
-        } while (release_held(s, o, hi));
-        if (adapts) add_again(ctl, improved);  // the rule reads C_AGAIN after the barrier
-        flush_far(s, o, r->far, &r->fn, 1);
-        grid.sync();
-        if ((long long)vload(o.next_count) > listed) break;  // a ring was full: hand over
+            publish_held(s, step);
+            if (adapts) add_again(ctl, improved);  // the rule reads C_AGAIN after the barrier
+            flush_far(s, o, r->far, &r->fn, 1);
+            grid.sync();
+            // Every thread reads both at once (no block writes them before the next grid
+            // barrier): the least read first, then the count, cost PACE NE at 1/4 x Davidson's
+            // Delta 2 % (bench/NOTES.md).
+            const D least = (D)vload(&held_board(s).least[step % 3]);
+            listed_now = (long long)vload(o.next_count);
+            if (!deal_held(s, o, hi, step++, least)) break;
+        }
+        if (listed_now > listed) break;  // a ring was full: hand over
         const long long again = (long long)vload(&ctl[C_AGAIN]);
         const Pile pile = far_pile(s, ppar);
         far_min(s, pile, hi, tid, nthreads);
