@@ -180,7 +180,7 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
         raise GPUMemoryError(msg)
     required = required_bytes(graph, spec.dtype, recording=spec.recording is not None)
     if spec.method.asynchronous:
-        required += _held_bytes(_backend.multiprocessor_count(), HELD_CAPACITY)
+        required += _held_bytes(_async_blocks(), HELD_CAPACITY)
     if spec.contraction is not None:
         required += spec.contraction.n_down * 8 + spec.contraction.order.size * 12
     device_graph(graph, required)
@@ -463,7 +463,7 @@ def run(
                 relax_log = grown
                 args[log_at : log_at + 2] = [relax_log, np.int64(relax_log.size)]
         if asynchronous and state is None:
-            blocks_async = min(_backend.multiprocessor_count(), ASYNC_MAX_BLOCKS)  # a ring each
+            blocks_async = _async_blocks()
             held = cp.empty(_held_bytes(blocks_async, held_capacity), dtype=np.uint8)
             width = scalar(min(_sub_band(spec, async_sub) * graph.auto_delta(), inf))
             ring = (np.int32(ring_capacity), sizes[1], held, np.int64(held_capacity), width)
@@ -664,6 +664,11 @@ def _async_threads(spec: RunSpec) -> int:
     """Threads of each asynchronous block for the search of ``spec``."""
     wide = spec.delta >= ASYNC_WIDE * spec.graph.auto_delta()
     return ASYNC_WIDE_BLOCK if wide else ASYNC_BLOCK
+
+
+def _async_blocks() -> int:
+    """Blocks of the asynchronous launch: one a multiprocessor, each with its ring."""
+    return min(_backend.multiprocessor_count(), ASYNC_MAX_BLOCKS)
 
 
 def _held_bytes(blocks: int, capacity: int) -> int:

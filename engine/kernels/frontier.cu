@@ -1405,11 +1405,11 @@ __device__ void publish_held(const Search<D>& s, unsigned step) {
 // least held distance + the width (the band's end at most), and the blocks deal all held
 // entries among themselves (entry t of the lists laid end to end goes to block t % blocks):
 // those below that end go onto the block's drained ring, as many as it surely takes, and the
-// rest to its other held list. Dealing balances the blocks: each
-// keeping its own held entries, a band of 16 x Davidson's Delta waited on the busiest, and
-// the in-step version without dealing was slower still (bench/NOTES.md). A ring too small
-// for a block's ticket reserve (tests) sends them to the global list instead, and the search
-// hands over at the phase end.
+// rest to its other held list. Dealing balances the blocks: each keeping its own held
+// entries, a band of 16 x Davidson's Delta waited on the busiest, and the in-step version
+// without dealing was slower still (bench/NOTES.md). A ring too small for a block's ticket
+// reserve (tests) sends them to the global list instead, and the search hands over at the
+// phase end.
 template <typename D>
 __device__ bool deal_held(const Search<D>& s, const Out& o, D hi, unsigned step, D least) {
     AsyncShared* r = s.ring;
