@@ -9,8 +9,13 @@ contracted nodes, in the reverse order of their contraction.
 
 `contract` removes, round after round, an independent set of nodes of at most
 ``max_degree`` neighbours. For each removed node ``x`` and each pair of arcs ``a → x → b``
-it adds the shortcut ``a → b`` of their summed weight (no witness search, so every shortest
-path between the nodes left keeps its length). It keeps:
+it adds the shortcut ``a → b`` of their summed weight, unless a *witness* ``a → y → b``
+through a node ``y`` that the round keeps weighs no more (a witness search of two hops), so
+every shortest path between the nodes left keeps its length. Witnesses leave out most
+shortcuts on road graphs, which keeps the nodes left of few neighbours, so that more of them
+go: on PACE NE with seeded weights, nodes of at most 8 neighbours leave a core of 2.6 % of
+the nodes, with a third of the arcs of the core that nodes of at most 4 left without
+witnesses (bench/NOTES.md). It keeps:
 
 * the *search graph*: the core's arcs (the original arcs between core nodes and the
   shortcuts), and, out of each contracted node, its arcs *up* to the neighbours it had when
@@ -34,9 +39,10 @@ import numpy as np
 
 from .graph import AUTO_DELTA_C, MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
 
-#: Contract nodes of at most this many neighbours. PACE NE with seeded weights: 4 leaves a
-#: core of 15 % of the nodes whose trees are 3–4 × shallower (bench/NOTES.md).
-MAX_DEGREE = 4
+#: Contract nodes of at most this many neighbours. With witnesses, of 4, 6, 8 and 12 on the
+#: PACE graphs and Porto Alegre, 8 gave the fastest searches but on NE and FLA, where 12
+#: was faster by 2–12 % (and Porto Alegre 18 % slower): bench/NOTES.md.
+MAX_DEGREE = 8
 #: Stop once a round would contract fewer than this share of the nodes left.
 MIN_ROUND_SHARE = 0.002
 MAX_ROUNDS = 64
@@ -140,10 +146,20 @@ def _neighbour_counts(tails, heads, n):
     counts = np.bincount(tails, minlength=n) + np.bincount(heads, minlength=n)
     if not tails.size:
         return counts
-    key = tails * n + heads
-    reverse = heads * n + tails
-    mutual = key[np.minimum(np.searchsorted(key, reverse), key.size - 1)] == reverse
+    mutual = _position(tails * n + heads, heads * n + tails) >= 0
     return counts - np.bincount(tails[mutual], minlength=n)
+
+
+def _position(keys, wanted):
+    """Where each of ``wanted`` is in the sorted ``keys``, -1 where it is not. (The queries
+    are sorted first: NumPy's binary search then walks the keys in order, 3 × faster on
+    PACE NE's arcs than in the queries' order.)"""
+    if not keys.size:
+        return np.full(wanted.size, -1, dtype=np.int64)
+    order = np.argsort(wanted)
+    at = np.empty(wanted.size, dtype=np.int64)
+    at[order] = np.minimum(np.searchsorted(keys, wanted[order]), keys.size - 1)
+    return np.where(keys[at] == wanted, at, -1)
 
 
 def _pairs_through(i_tails, i_x, i_w, o_x, o_heads, o_w):
@@ -161,6 +177,22 @@ def _pairs_through(i_tails, i_x, i_w, o_x, o_heads, o_w):
     weights = i_w[arc_in] + o_w[arc_out]
     keep = tails != heads
     return tails[keep], heads[keep], weights[keep], i_x[arc_in][keep]
+
+
+def _witnessed(s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span):
+    """Which shortcuts ``a → b`` have a *witness*: a path ``a → y → b`` of at most their
+    weight over the arcs ``k_*`` (sorted by (tail, head)) that the round keeps, so that
+    ``y`` is not removed in it."""
+    starts = np.zeros(span + 1, dtype=np.int64)
+    np.cumsum(np.bincount(k_tails, minlength=span), out=starts[1:])
+    first, count = starts[s_tails], starts[s_tails + 1] - starts[s_tails]
+    which = np.repeat(np.arange(s_tails.size), count)
+    arc = first[which] + np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
+    at = _position(k_tails * span + k_heads, k_heads[arc] * span + s_heads[which])
+    hit = (at >= 0) & (k_weights[arc] + k_weights[at] <= s_weights[which])
+    found = np.zeros(s_tails.size, dtype=bool)
+    found[which[hit]] = True
+    return found
 
 
 def contract(
@@ -219,11 +251,14 @@ def contract(
             break
         into, out_of = chosen[heads], chosen[tails]
         keep = chosen[through]
+        kept = ~(into | out_of)
+        if keep.any():
+            shortcuts = (s_tails[keep], s_heads[keep], s_weights[keep])
+            keep[keep] = ~_witnessed(*shortcuts, tails[kept], heads[kept], weights[kept], span)
         round_of[chosen] = r
         alive &= ~chosen
         up.append((tails[out_of], heads[out_of], weights[out_of]))
         down.append((tails[into], heads[into], weights[into]))
-        kept = ~(into | out_of)
         tails, heads, weights = _merge(
             np.concatenate([tails[kept], s_tails[keep]]),
             np.concatenate([heads[kept], s_heads[keep]]),

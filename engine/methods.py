@@ -93,8 +93,8 @@ METHODS: dict[str, Method] = {
             light_heavy=False,
             iterative=True,
             summary="asynchronous Near-Far on a core left by contracting nodes of few "
-            "neighbours (shortcuts keep its distances), then one sweep down over the "
-            "contracted nodes; cannot be recorded",
+            "neighbours (shortcuts, where no witness path is as short, keep its distances), "
+            "then one sweep down over the contracted nodes; cannot be recorded",
             asynchronous=True,
             contracted=True,
         ),

@@ -27,7 +27,7 @@ def _reference(graph, source):
 
 
 @property_settings(80)
-@given(n=st.integers(1, 60), **RANDOM_GRAPH, max_degree=st.integers(1, 6))
+@given(n=st.integers(1, 60), **RANDOM_GRAPH, max_degree=st.integers(1, 10))
 def test_search_graph_and_sweep_give_every_distance(seed, n, density, max_weight, max_degree):
     rng = np.random.default_rng(seed)
     g = random_graph(rng, n, int(density * n), max_weight)
@@ -83,6 +83,50 @@ def test_rounds_remove_independent_nodes_and_sweep_last_round_first():
     tails, heads = g.sources, g.indices
     same = (c.round_of[tails] == c.round_of[heads]) & (c.round_of[tails] >= 0)
     assert not same.any()
+
+
+def _two_ways(via_x, via_y, *, y_stays):
+    """Nodes a = 0 and b = 1 joined through x = 2 and through y = 3 (both ways, each arc of
+    the given weight), and arcs of 100 among a, b, p = 4, q = 5, and (if ``y_stays``) y, but
+    none between a and b. With ``max_degree=2``, x goes in the first round (and y too,
+    unless it stays), and the others, of three neighbours or more, are the core."""
+    pairs = [(0, 2, via_x), (2, 1, via_x), (0, 3, via_y), (3, 1, via_y)]
+    pairs += [(u, v, 100) for u, v in ((0, 4), (0, 5), (1, 4), (1, 5), (4, 5))]
+    if y_stays:
+        pairs += [(3, 4, 100), (3, 5, 100)]
+    tails = [u for u, v, _ in pairs] + [v for u, v, _ in pairs]
+    heads = [v for u, v, _ in pairs] + [u for u, v, _ in pairs]
+    weights = [w for *_, w in pairs] * 2
+    return from_arcs(6, tails, heads, weights)
+
+
+def _arc_weight(graph, tail, head):
+    row = slice(graph.indptr[tail], graph.indptr[tail + 1])
+    found = graph.weights[row][graph.indices[row] == head]
+    return int(found.min()) if found.size else None
+
+
+@pytest.mark.parametrize(("via_x", "via_y", "shortcut"), [(5, 3, None), (3, 3, None), (3, 4, 6)])
+def test_a_shortcut_with_a_witness_is_left_out(via_x, via_y, shortcut):
+    # x's shortcut a -> b weighs 2 * via_x; the path a -> y -> b of at most that weight
+    # (y stays) witnesses it, and it is left out; a heavier path does not.
+    g = _two_ways(via_x, via_y, y_stays=True)
+    c = contraction.contract(g, max_degree=2)
+    assert c.round_of.tolist() == [-1, -1, 0, -1, -1, -1]
+    assert _arc_weight(c.graph, 0, 1) == shortcut and _arc_weight(c.graph, 1, 0) == shortcut
+    for source in range(g.n_nodes):
+        assert np.array_equal(_swept(c, g, source), _reference(g, source))
+
+
+def test_nodes_removed_in_one_round_do_not_witness_each_other():
+    # x and y go in the same round: each is the other's only other way from a to b, so
+    # both shortcuts are made and the lighter is kept.
+    g = _two_ways(3, 4, y_stays=False)
+    c = contraction.contract(g, max_degree=2)
+    assert c.round_of.tolist() == [-1, -1, 0, 0, -1, -1]
+    assert _arc_weight(c.graph, 0, 1) == 6 and _arc_weight(c.graph, 1, 0) == 6
+    for source in range(g.n_nodes):
+        assert np.array_equal(_swept(c, g, source), _reference(g, source))
 
 
 def test_shortcuts_too_heavy_for_a_weight_keep_their_node():
