@@ -122,7 +122,10 @@ def open_app(browser, url):
 
 
 def number(page, css: str) -> int:
-    return int(page.locator(f".{css}").first.inner_text().replace(",", ""))
+    # The text in the DOM, not its rendering: `inner_text` leaves out text under
+    # `visibility: hidden`, which Bokeh sets on a view it is laying out; a loaded CI machine
+    # once read "" here, most likely in such a moment.
+    return int(page.locator(f".{css}").first.text_content().replace(",", ""))
 
 
 def cursor(page) -> float:
