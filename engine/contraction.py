@@ -46,6 +46,9 @@ MAX_DEGREE = 8
 #: Stop once a round would contract fewer than this share of the nodes left.
 MIN_ROUND_SHARE = 0.002
 MAX_ROUNDS = 64
+#: A witness is looked for only from a shortcut's tail of at most this many arcs out, which
+#: bounds the search's memory on graphs with hubs (PACE NE's core nodes end with at most 26).
+WITNESS_FANOUT = 64
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -182,10 +185,12 @@ def _pairs_through(i_tails, i_x, i_w, o_x, o_heads, o_w):
 def _witnessed(s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span):
     """Which shortcuts ``a → b`` have a *witness*: a path ``a → y → b`` of at most their
     weight over the arcs ``k_*`` (sorted by (tail, head)) that the round keeps, so that
-    ``y`` is not removed in it."""
+    ``y`` is not removed in it; none is looked for from a tail of over `WITNESS_FANOUT`
+    arcs."""
     starts = np.zeros(span + 1, dtype=np.int64)
     np.cumsum(np.bincount(k_tails, minlength=span), out=starts[1:])
     first, count = starts[s_tails], starts[s_tails + 1] - starts[s_tails]
+    count[count > WITNESS_FANOUT] = 0
     which = np.repeat(np.arange(s_tails.size), count)
     arc = first[which] + np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
     at = _position(k_tails * span + k_heads, k_heads[arc] * span + s_heads[which])

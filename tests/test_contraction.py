@@ -118,6 +118,17 @@ def test_a_shortcut_with_a_witness_is_left_out(via_x, via_y, shortcut):
         assert np.array_equal(_swept(c, g, source), _reference(g, source))
 
 
+def test_no_witness_is_looked_for_from_a_tail_of_many_arcs(monkeypatch):
+    # a and b keep three arcs out (to y, p, q; x goes): with a fan-out limit of 2 no witness
+    # is looked for from either, and x's shortcuts are kept although y's path is shorter.
+    monkeypatch.setattr(contraction, "WITNESS_FANOUT", 2)
+    g = _two_ways(5, 3, y_stays=True)
+    c = contraction.contract(g, max_degree=2)
+    assert _arc_weight(c.graph, 0, 1) == 10 and _arc_weight(c.graph, 1, 0) == 10
+    for source in range(g.n_nodes):
+        assert np.array_equal(_swept(c, g, source), _reference(g, source))
+
+
 def test_nodes_removed_in_one_round_do_not_witness_each_other():
     # x and y go in the same round: each is the other's only other way from a to b, so
     # both shortcuts are made and the lighter is kept.
