@@ -11,9 +11,9 @@ contracted nodes, in the reverse order of their contraction.
 ``max_degree`` neighbours. For each removed node ``x`` and each pair of arcs ``a → x → b``
 it adds the shortcut ``a → b`` of their summed weight, unless a *witness* ``a → y → b``
 through a node ``y`` that the round keeps weighs no more (a witness search of two hops), so
-every shortest path between the nodes left keeps its length. Witnesses leave out most
-shortcuts on road graphs, which keeps the nodes left of few neighbours, so that more of them
-go: on PACE NE with seeded weights, nodes of at most 8 neighbours leave a core of 2.6 % of
+every shortest path between the nodes left keeps its length. Witnesses leave out a third of
+the shortcuts on road graphs, which keeps the nodes left of few neighbours, so that more of
+them go: on PACE NE with seeded weights, nodes of at most 8 neighbours leave a core of 2.6 % of
 the nodes, with a third of the arcs of the core that nodes of at most 4 left without
 witnesses (bench/NOTES.md). It keeps:
 
@@ -165,6 +165,13 @@ def _position(keys, wanted):
     return np.where(keys[at] == wanted, at, -1)
 
 
+def _ranges(first, count):
+    """The ranges ``[first[i], first[i] + count[i])`` laid end to end: for each of their
+    indices, the range ``i`` it belongs to, and the index."""
+    which = np.repeat(np.arange(first.size), count)
+    return which, first[which] + np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
+
+
 def _pairs_through(i_tails, i_x, i_w, o_x, o_heads, o_w):
     """Every shortcut ``a → b`` through a removed ``x`` from its arcs in (``a → x``) and
     out (``x → b``), with the summed weight; ``a == b`` dropped."""
@@ -174,8 +181,7 @@ def _pairs_through(i_tails, i_x, i_w, o_x, o_heads, o_w):
     o_x, o_heads, o_w = o_x[oo], o_heads[oo], o_w[oo]
     first = np.searchsorted(o_x, i_x, "left")
     count = np.searchsorted(o_x, i_x, "right") - first
-    arc_in = np.repeat(np.arange(i_x.size), count)
-    arc_out = first[arc_in] + np.arange(arc_in.size) - np.repeat(np.cumsum(count) - count, count)
+    arc_in, arc_out = _ranges(first, count)
     tails, heads = i_tails[arc_in], o_heads[arc_out]
     weights = i_w[arc_in] + o_w[arc_out]
     keep = tails != heads
@@ -191,8 +197,7 @@ def _witnessed(s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span):
     np.cumsum(np.bincount(k_tails, minlength=span), out=starts[1:])
     first, count = starts[s_tails], starts[s_tails + 1] - starts[s_tails]
     count[count > WITNESS_FANOUT] = 0
-    which = np.repeat(np.arange(s_tails.size), count)
-    arc = first[which] + np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
+    which, arc = _ranges(first, count)
     at = _position(k_tails * span + k_heads, k_heads[arc] * span + s_heads[which])
     hit = (at >= 0) & (k_weights[arc] + k_weights[at] <= s_weights[which])
     found = np.zeros(s_tails.size, dtype=bool)
