@@ -195,7 +195,8 @@ def _witnessed(s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span):
     arcs."""
     starts = np.zeros(span + 1, dtype=np.int64)
     np.cumsum(np.bincount(k_tails, minlength=span), out=starts[1:])
-    first, count = starts[s_tails], starts[s_tails + 1] - starts[s_tails]
+    first = starts[s_tails]
+    count = starts[s_tails + 1] - first
     count[count > WITNESS_FANOUT] = 0
     which, arc = _ranges(first, count)
     at = _position(k_tails * span + k_heads, k_heads[arc] * span + s_heads[which])
@@ -262,17 +263,18 @@ def contract(
         into, out_of = chosen[heads], chosen[tails]
         keep = chosen[through]
         kept = ~(into | out_of)
+        k_tails, k_heads, k_weights = tails[kept], heads[kept], weights[kept]
         if keep.any():
             shortcuts = (s_tails[keep], s_heads[keep], s_weights[keep])
-            keep[keep] = ~_witnessed(*shortcuts, tails[kept], heads[kept], weights[kept], span)
+            keep[keep] = ~_witnessed(*shortcuts, k_tails, k_heads, k_weights, span)
         round_of[chosen] = r
         alive &= ~chosen
         up.append((tails[out_of], heads[out_of], weights[out_of]))
         down.append((tails[into], heads[into], weights[into]))
         tails, heads, weights = _merge(
-            np.concatenate([tails[kept], s_tails[keep]]),
-            np.concatenate([heads[kept], s_heads[keep]]),
-            np.concatenate([weights[kept], s_weights[keep]]),
+            np.concatenate([k_tails, s_tails[keep]]),
+            np.concatenate([k_heads, s_heads[keep]]),
+            np.concatenate([k_weights, s_weights[keep]]),
             span,
         )
         if on_round is not None:

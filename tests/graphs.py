@@ -66,6 +66,12 @@ def path_graph(n: int, weight: int):
     return from_arcs(n, tails, heads, np.full(tails.size, weight), name=f"path {n}")
 
 
+def both_ways(n: int, edges):
+    """Nodes 0..n-1 with each edge ``(u, v, w)`` as the arcs u -> v and v -> u of weight w."""
+    u, v, w = (list(c) for c in zip(*edges, strict=True))
+    return from_arcs(n, u + v, v + u, w + w)
+
+
 def heap_dijkstra(graph, source: int) -> np.ndarray:
     """A plain binary-heap Dijkstra, independent of SciPy."""
     dist = np.full(graph.n_nodes, UNREACHABLE, dtype=np.int64)

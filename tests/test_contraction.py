@@ -10,7 +10,14 @@ from engine import UNREACHABLE, _gpu, contraction, from_arcs, sssp
 from engine.methods import METHODS, RunSpec
 from engine.search import from_scipy
 
-from .graphs import RANDOM_GRAPH, grid_graph, path_graph, property_settings, random_graph
+from .graphs import (
+    RANDOM_GRAPH,
+    both_ways,
+    grid_graph,
+    path_graph,
+    property_settings,
+    random_graph,
+)
 
 
 def _swept(c, graph, source):
@@ -90,14 +97,11 @@ def _two_ways(via_x, via_y, *, y_stays):
     the given weight), and arcs of 100 among a, b, p = 4, q = 5, and (if ``y_stays``) y, but
     none between a and b. With ``max_degree=2``, x goes in the first round (and y too,
     unless it stays), and the others, of three neighbours or more, are the core."""
-    pairs = [(0, 2, via_x), (2, 1, via_x), (0, 3, via_y), (3, 1, via_y)]
-    pairs += [(u, v, 100) for u, v in ((0, 4), (0, 5), (1, 4), (1, 5), (4, 5))]
+    edges = [(0, 2, via_x), (2, 1, via_x), (0, 3, via_y), (3, 1, via_y)]
+    edges += [(u, v, 100) for u, v in ((0, 4), (0, 5), (1, 4), (1, 5), (4, 5))]
     if y_stays:
-        pairs += [(3, 4, 100), (3, 5, 100)]
-    tails = [u for u, v, _ in pairs] + [v for u, v, _ in pairs]
-    heads = [v for u, v, _ in pairs] + [u for u, v, _ in pairs]
-    weights = [w for *_, w in pairs] * 2
-    return from_arcs(6, tails, heads, weights)
+        edges += [(3, 4, 100), (3, 5, 100)]
+    return both_ways(6, edges)
 
 
 def _arc_weight(graph, tail, head):
@@ -145,13 +149,11 @@ def test_shortcuts_too_heavy_for_a_weight_keep_their_node():
     # first round). Node 1 would go first, but its shortcut 0 -> 2 would weigh 6e9: it waits
     # until the ends are gone. Distances need uint64.
     w = 3_000_000_000
-    tails, heads, weights = [0, 1, 1, 2], [1, 0, 2, 1], [w, w, w, w]
-    for hub, leaves in ((0, range(3, 8)), (2, range(8, 13))):
-        for leaf in leaves:
-            tails += [hub, leaf]
-            heads += [leaf, hub]
-            weights += [1, 1]
-    g = from_arcs(13, tails, heads, weights)
+    edges = [(0, 1, w), (1, 2, w)]
+    edges += [
+        (hub, leaf, 1) for hub, leaves in ((0, range(3, 8)), (2, range(8, 13))) for leaf in leaves
+    ]
+    g = both_ways(13, edges)
     c = contraction.contract(g)
     assert c.round_of[1] != 0 and (c.round_of[3:] == 0).all()
     r = sssp(g, 0, method="near_far_core", backend="cpu")
