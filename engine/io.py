@@ -16,19 +16,23 @@ The cache folder is ``$FRONTIER_CACHE_DIR``, else ``$XDG_CACHE_HOME/frontier``, 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
 import re
 import tempfile
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from . import _validate, dimacs, osm
 from ._errors import GraphFormatError, GraphNotFoundError, ParameterError
 from .graph import CSRGraph, load_npz, save_npz
+
+T = TypeVar("T")
 
 #: Bumped whenever the cached CSR layout or its conversion changes.
 CACHE_VERSION = 1
@@ -296,20 +300,44 @@ def _cached(kind, ident, options, path, use_cache, build, max_nodes, progress) -
 def _cached_graph(kind, ident, options, path, use_cache, build, progress) -> CSRGraph:
     if not use_cache:
         return build()
+    name = f"{kind}-{_cache_key(kind, ident, options, path)}.npz"
+    return through_cache(name, build, load=load_npz, save=save_npz, progress=progress)
+
+
+#: What reading a damaged cache file raises (a zip member's CRC, a short file, bad arrays).
+_DAMAGED = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile)
+
+
+def through_cache(
+    name: str,
+    build: Callable[[], T],
+    *,
+    load: Callable[[Path], T],
+    save: Callable[[T, BinaryIO], None],
+    progress: Callable[[str], None] = _quiet,
+) -> T:
+    """``build()``'s value, kept in the file ``name`` of the `cache_dir`.
+
+    The file is read with ``load(path)`` when it is there; one that ``load`` cannot read
+    (damaged: see ``_DAMAGED``) is removed and made again. A value built is written with
+    ``save(value, f)`` through `write_atomic`; a cache folder that cannot be written only
+    costs speed.
+    """
     folder = cache_dir()
-    target = folder / f"{kind}-{_cache_key(kind, ident, options, path)}.npz"
+    target = folder / name
     if target.is_file():
         progress("reading the cache")
         try:
-            return load_npz(target)
-        except (OSError, ValueError, KeyError):
-            target.unlink(missing_ok=True)  # a damaged cache entry is rebuilt
-    graph = build()
+            return load(target)
+        except _DAMAGED:
+            with contextlib.suppress(OSError):
+                target.unlink()
+    value = build()
     progress("writing the cache")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         prune_temporary(folder)  # left by a write killed mid-way
-        write_atomic(target, lambda f: save_npz(graph, f))
+        write_atomic(target, lambda f: save(value, f))
     except OSError:
-        pass  # a read-only cache folder only costs speed
-    return graph
+        pass
+    return value

@@ -257,6 +257,21 @@ def test_cached_graph_loads_from_cache(tmp_path, monkeypatch, write):
     assert np.array_equal(first.weights, again.weights) and again.weight_kind == "random:2"
 
 
+def test_a_damaged_cache_entry_is_made_again(tmp_path, monkeypatch, write):
+    monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path / "c"))
+    path = write("t.gr", PACE_TEXT)
+    first = load_graph(path)
+    (entry,) = (tmp_path / "c").glob("dimacs-*.npz")
+    entry.write_bytes(entry.read_bytes()[:-100])  # its zip directory cut off
+    stages = []
+    again = load_graph(path, progress=stages.append)
+    assert stages[0] == "reading the cache" and stages[-1] == "writing the cache"
+    assert np.array_equal(first.indices, again.indices)
+    assert np.array_equal(first.weights, again.weights)
+    assert load_graph(path, progress=stages.append).n_nodes == first.n_nodes
+    assert stages[-1] == "reading the cache"
+
+
 def test_osm_without_any_maxspeed_gets_the_urban_default(tmp_path):
     path = write_osm_grid(tmp_path / "grid.osm", 4, 5)
     length = load_graph(path, cache=False)
