@@ -64,7 +64,9 @@ def _graph_options(p: argparse.ArgumentParser, *, many: bool = False) -> None:
         help="DIMACS/PACE: the .co file of node coordinates (default: GRAPH's stem + .co "
         "beside it, when there is one)",
     )
-    p.add_argument("--no-cache", action="store_true", help="ignore the graph cache")
+    p.add_argument(
+        "--no-cache", action="store_true", help="ignore the cache of graphs and contraction cores"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -335,9 +337,9 @@ def _load(args, spec):
     )
 
 
-def _contract_for(graph, methods) -> None:
+def _contract_for(args, graph, methods) -> None:
     """Make ``graph``'s contraction core now, a line a round, when one of ``methods``
-    searches it (PACE NE takes seconds)."""
+    searches it (PACE NE takes seconds; later runs read it from the cache)."""
     if not any(_validate.method(m).contracted for m in methods):
         return
 
@@ -345,7 +347,11 @@ def _contract_for(graph, methods) -> None:
         msg = f"frontier: contracting {graph.name}: round {r + 1}, {left:,} nodes left in the core"
         print(msg, file=sys.stderr, flush=True)
 
-    contraction.core_of(graph, on_round=line)
+    core = contraction.core_of(graph, on_round=line, cache=not args.no_cache)
+    if core.from_cache:
+        took = f"{core.seconds:.2f} s"
+        msg = f"frontier: {graph.name}'s contraction core read from the cache ({took})"
+        print(msg, file=sys.stderr, flush=True)
 
 
 def _info(args) -> int:
@@ -372,7 +378,7 @@ def _bench(args) -> int:
     rows = []
     for spec in args.graphs:
         graph = _load(args, spec)
-        _contract_for(graph, methods)
+        _contract_for(args, graph, methods)
         if args.batch_queries:
             rows += benchmark_batch(
                 graph, queries=args.batch_queries, methods=methods, backend=args.backend,
@@ -423,7 +429,7 @@ def _solve(args) -> int:
     source = graph.index_of(args.source) if args.source is not None else 0
     target = graph.index_of(args.target) if args.target is not None else None
     out = _output(args.out, ".npz")
-    _contract_for(graph, [args.method])
+    _contract_for(args, graph, [args.method])
     result = sssp(
         graph,
         source,
@@ -531,7 +537,7 @@ def _run_matrix(args, client) -> int:
     options = dict(method=args.method, backend=args.backend, delta=args.delta,
                    batch_size=args.batch, memory_bytes=args.memory_mb and args.memory_mb * 2**20,
                    predecessors=args.predecessors)  # fmt: skip
-    _contract_for(graph, [args.method])
+    _contract_for(args, graph, [args.method])
     ref = client and _spread(client, args, graph)
     bar = tqdm(total=len(sources), unit="tree", file=sys.stderr, desc="matrix")
     options["on_chunk"] = lambda rows, _d: bar.update(len(rows))
@@ -685,7 +691,7 @@ def _run_study(args, client) -> int:
         if not _validate.method(m).iterative:
             msg = f"--methods: {m} has no Δ or batch to study; choose iterative methods"
             raise ParameterError(msg)
-    _contract_for(graph, methods)
+    _contract_for(args, graph, methods)
     sources = experiments.seeded_sources(graph, args.sources, args.seed)
     target_rank = getattr(args, "target_rank", None)
     repeat = getattr(args, "repeat", 1)

@@ -30,13 +30,19 @@ hierarchy's query); `sweep` then gives each contracted node, last round first, t
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
+import hashlib
+import json
 import time
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
+from . import io
 from .graph import AUTO_DELTA_C, MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
 
 #: Contract nodes of at most this many neighbours. With witnesses, of 4, 6, 8 and 12 on the
@@ -49,6 +55,10 @@ MAX_ROUNDS = 64
 #: A witness is looked for only from a shortcut's tail of at most this many arcs out, which
 #: bounds the search's memory on graphs with hubs (PACE NE's core nodes end with at most 26).
 WITNESS_FANOUT = 64
+#: Contractions of graphs of at least this many nodes are kept in the cache folder
+#: (`core_of`): on one CPU core here PACE NY (264 k nodes) takes 1.5 s to contract and NE
+#: (1.5 M) 9 s, a city of 19 k nodes 0.1 s.
+DISK_MIN_NODES = 100_000
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -102,7 +112,9 @@ class Contraction:
         The arcs down into ``order[i]``: ``down_tails[down_indptr[i]:down_indptr[i+1]]``
         (``int64``, ``int32``, ``uint32``).
     seconds : float
-        What contracting took.
+        What contracting took, or reading the contraction from the cache folder.
+    from_cache : bool
+        Whether it was read from the cache folder (`core_of`).
     """
 
     graph: CoreGraph
@@ -113,6 +125,7 @@ class Contraction:
     down_tails: np.ndarray
     down_weights: np.ndarray
     seconds: float
+    from_cache: bool = False
 
     @property
     def n_rounds(self) -> int:
@@ -282,6 +295,26 @@ def contract(
     return _assemble(graph, tails, heads, weights, round_of, up, down, start)
 
 
+def _core_graph(graph, indptr, indices, weights, numbers) -> CoreGraph:
+    """The `CoreGraph` of ``graph`` of these arcs and ``numbers`` (its layered bound, core
+    nodes, core arcs and core weight); nodes as in ``graph``."""
+    bound, core_nodes, core_arcs, core_weight = (int(x) for x in numbers)
+    return CoreGraph(
+        indptr=indptr,
+        indices=indices,
+        weights=weights,
+        node_ids=graph.node_ids,
+        lon=graph.lon,
+        lat=graph.lat,
+        name=f"{graph.name} (core)",
+        weight_kind=graph.weight_kind,
+        layered_bound=bound,
+        core_nodes=core_nodes,
+        core_arcs=core_arcs,
+        core_weight=core_weight,
+    )
+
+
 def _assemble(graph, tails, heads, weights, round_of, up, down, start) -> Contraction:
     n = graph.n_nodes
     rounds = int(round_of.max()) + 1 if n else 0
@@ -304,19 +337,9 @@ def _assemble(graph, tails, heads, weights, round_of, up, down, start) -> Contra
         np.concatenate([heads, up_h]),
         np.concatenate([weights, up_w]),
         node_ids=graph.node_ids,
-        lon=graph.lon,
-        lat=graph.lat,
-        name=f"{graph.name} (core)",
-        weight_kind=graph.weight_kind,
     )
-    fields = {f.name: getattr(searched, f.name) for f in dataclasses.fields(CSRGraph)}
-    core_graph = CoreGraph(
-        **fields,
-        layered_bound=bound,
-        core_nodes=int(core.sum()),
-        core_arcs=int(weights.size),
-        core_weight=int(weights.sum()),
-    )
+    numbers = (bound, int(core.sum()), int(weights.size), int(weights.sum()))
+    core_graph = _core_graph(graph, searched.indptr, searched.indices, searched.weights, numbers)
     # The sweep: last round first; each contracted node's arcs down, in that order.
     order = np.argsort(-round_of.astype(np.int64), kind="stable")[: int((~core).sum())]
     order = order.astype(np.int32)
@@ -342,13 +365,85 @@ def _assemble(graph, tails, heads, weights, round_of, up, down, start) -> Contra
 
 _cores: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
+#: The arrays of a `Contraction` file besides its search graph's.
+_ARRAYS = ("round_of", "order", "round_starts", "down_indptr", "down_tails", "down_weights")
 
-def core_of(graph: CSRGraph, *, on_round: Callable[[int, int], None] | None = None) -> Contraction:
-    """``graph``'s `Contraction`, made once for as long as the graph lives (``on_round``
-    as `contract` calls it, while it is made)."""
+
+def core_of(
+    graph: CSRGraph,
+    *,
+    on_round: Callable[[int, int], None] | None = None,
+    cache: bool = True,
+) -> Contraction:
+    """``graph``'s `Contraction`, made once for as long as the graph lives.
+
+    Parameters
+    ----------
+    graph : CSRGraph
+    on_round : callable, optional
+        As `contract` calls it, while the contraction is made.
+    cache : bool
+        For a graph of at least `DISK_MIN_NODES` nodes, read the contraction from the cache
+        folder (`engine.io.cache_dir`) when an earlier process kept it there, else keep it
+        there. Its file is named by the graph's arcs and weights and by this module's code,
+        so a changed graph or contraction never reads an old one.
+    """
     if graph not in _cores:
-        _cores[graph] = contract(graph, on_round=on_round)
+        if cache and graph.n_nodes >= DISK_MIN_NODES:
+            _cores[graph] = io.through_cache(
+                _file_name(graph),
+                lambda: _contract_for_the_cache(graph, on_round),
+                load=lambda path: _load(graph, path),
+                save=_save,
+            )
+        else:
+            _cores[graph] = contract(graph, on_round=on_round)
     return _cores[graph]
+
+
+@functools.cache
+def _code() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def _file_name(graph: CSRGraph) -> str:
+    """The cache file of ``graph``'s contraction: named by this module's code, then by a
+    hash of the graph's arcs and of the limits."""
+    h = hashlib.sha256()
+    limits = [MAX_DEGREE, MIN_ROUND_SHARE, MAX_ROUNDS, WITNESS_FANOUT]
+    h.update(json.dumps({"limits": limits, "n": graph.n_nodes}).encode())
+    for a in (graph.indptr, graph.indices, graph.weights):
+        h.update(a.dtype.str.encode())
+        h.update(np.ascontiguousarray(a).view(np.uint8))
+    return f"core-{_code()[:12]}-{h.hexdigest()[:24]}.npz"
+
+
+def _contract_for_the_cache(graph, on_round) -> Contraction:
+    """`contract`, after removing the cache folder's contractions made by other versions of
+    this module's code (never read again; PACE NE's is about 100 MB)."""
+    for old in io.cache_dir().glob("core-*.npz"):
+        if not old.name.startswith(f"core-{_code()[:12]}-"):
+            with contextlib.suppress(OSError):
+                old.unlink()
+    return contract(graph, on_round=on_round)
+
+
+def _save(c: Contraction, f) -> None:
+    g = c.graph
+    numbers = np.array([g.layered_bound, g.core_nodes, g.core_arcs, g.core_weight], np.int64)
+    arrays = {name: getattr(c, name) for name in _ARRAYS}
+    np.savez(f, indptr=g.indptr, indices=g.indices, weights=g.weights, numbers=numbers, **arrays)
+
+
+def _load(graph: CSRGraph, path: Path) -> Contraction:
+    """The contraction `_save` wrote (a `GraphFormatError` where its search graph does not
+    fit ``graph``)."""
+    start = time.perf_counter()
+    with np.load(path, allow_pickle=False) as z:
+        searched = _core_graph(graph, z["indptr"], z["indices"], z["weights"], z["numbers"])
+        arrays = {name: z[name] for name in _ARRAYS}
+    seconds = time.perf_counter() - start
+    return Contraction(graph=searched, **arrays, seconds=seconds, from_cache=True)
 
 
 def sweep(c: Contraction, dist: np.ndarray) -> None:

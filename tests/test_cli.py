@@ -68,14 +68,20 @@ def test_solve_text(capsys):
     )
 
 
-def test_solve_on_the_contraction_core(tmp_path, capsys):
-    # A fresh graph (not one cached in memory): the core is made with a line a round.
-    path = tmp_path / "grid.gr"
+def _grid_file(path):
+    """A grid graph written as a PACE file at ``path``; the graph."""
     g = grid_graph(30, 30, seed=6)
     arcs = zip(g.sources, g.indices, g.weights, strict=True)
     path.write_text(
         f"p sp {g.n_nodes} {g.n_arcs}\n" + "".join(f"a {t + 1} {h + 1} {w}\n" for t, h, w in arcs)
     )
+    return g
+
+
+def test_solve_on_the_contraction_core(tmp_path, capsys):
+    # A fresh graph (not one cached in memory): the core is made with a line a round.
+    path = tmp_path / "grid.gr"
+    g = _grid_file(path)
     out = tmp_path / "r.npz"
     args = ["solve", str(path), "--method", "near_far_core", "--backend", "cpu", "--out"]
     assert main([*args, str(out), "--json"]) == 0
@@ -84,6 +90,21 @@ def test_solve_on_the_contraction_core(tmp_path, capsys):
     assert json.loads(captured.out)["method"] == "near_far_core"
     with np.load(out) as z:
         assert z["dist"].tolist() == sssp(g, 0, method="dijkstra").distances.tolist()
+
+
+def test_a_later_run_reads_the_contraction_core_from_the_cache(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(contraction, "DISK_MIN_NODES", 100)
+    path = tmp_path / "grid.gr"
+    _grid_file(path)
+    args = ["solve", str(path), "--method", "near_far_core", "--backend", "cpu"]
+    assert main(args) == 0
+    assert "round 1" in capsys.readouterr().err
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"grid.gr's contraction core read from the cache \(\d+\.\d\d s\)", err)
+    assert "round 1" not in err
+    assert main([*args, "--no-cache"]) == 0
+    assert "round 1" in capsys.readouterr().err
 
 
 def test_info(capsys, tmp_path):

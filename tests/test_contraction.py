@@ -1,5 +1,7 @@
 """The contraction core (engine.contraction) and method near_far_core on it."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -239,3 +241,85 @@ def test_gpu_sweep_follows_the_search_however_it_ends(capacity, batch):
     assert np.array_equal(dist, _reference(g, 0))
     if capacity == 1:
         assert counters.iterations > 0
+
+
+# -- the contraction kept in the cache folder ---------------------------------------------
+
+
+@pytest.fixture
+def kept(tmp_path, monkeypatch):
+    """Contractions of graphs of 100 nodes or more kept in a folder of their own."""
+    monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(contraction, "DISK_MIN_NODES", 100)
+    return tmp_path
+
+
+def _same_graph(g):
+    """An equal graph that is another object (so not the one contracted in memory)."""
+    return dataclasses.replace(g)
+
+
+def _assert_same(a, b):
+    for name in contraction._ARRAYS:
+        assert np.array_equal(getattr(a, name), getattr(b, name))
+    for name in ("indptr", "indices", "weights", "layered_bound", "core_nodes", "core_weight"):
+        assert np.array_equal(getattr(a.graph, name), getattr(b.graph, name))
+
+
+def test_a_contraction_kept_is_read_by_the_next_process(kept):
+    older = kept / "core-000000000000-0123456789abcdef01234567.npz"  # another version's
+    older.write_bytes(b"")
+    g = grid_graph(20, 20, seed=3)
+    made = contraction.core_of(g)
+    assert not made.from_cache and not older.exists()
+    assert len(list(kept.glob("core-*.npz"))) == 1
+    rounds = []
+    copy = _same_graph(g)
+    read = contraction.core_of(copy, on_round=lambda r, left: rounds.append(r))
+    assert read.from_cache and rounds == []
+    _assert_same(made, read)
+    assert read.graph.name == made.graph.name and read.graph.node_ids is g.node_ids
+    r = sssp(copy, 7, method="near_far_core", backend="cpu")
+    assert np.array_equal(r.distances, _reference(g, 7))
+
+
+def test_other_weights_and_small_graphs_are_not_read_from_another_file(kept):
+    g = grid_graph(20, 20, seed=3)
+    contraction.core_of(g)
+    heavier = dataclasses.replace(g, weights=g.weights * 3)  # same order within each row
+    c = contraction.core_of(heavier)
+    assert not c.from_cache and len(list(kept.glob("core-*.npz"))) == 2
+    assert np.array_equal(
+        sssp(heavier, 0, method="near_far_core").distances, _reference(heavier, 0)
+    )
+    contraction.core_of(grid_graph(9, 11, seed=3))  # 99 nodes
+    contraction.core_of(grid_graph(20, 21, seed=3), cache=False)
+    assert len(list(kept.glob("core-*.npz"))) == 2
+
+
+def test_a_damaged_or_foreign_file_is_made_again(kept):
+    g = grid_graph(20, 20, seed=5)
+    made = contraction.core_of(g)
+    (path,) = kept.glob("core-*.npz")
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF  # a zip member's CRC no longer holds
+    path.write_bytes(bytes(raw))
+    again = contraction.core_of(_same_graph(g))
+    assert not again.from_cache
+    _assert_same(made, again)
+    # A contraction of another graph under this graph's name does not fit it.
+    other = contraction.contract(grid_graph(10, 12, seed=5))
+    with path.open("wb") as f:
+        contraction._save(other, f)
+    third = contraction.core_of(_same_graph(g))
+    assert not third.from_cache
+    _assert_same(made, third)
+    assert contraction.core_of(_same_graph(g)).from_cache
+
+
+def test_a_cache_folder_that_cannot_be_written_only_costs_speed(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path / "file" / "cache"))
+    monkeypatch.setattr(contraction, "DISK_MIN_NODES", 100)
+    g = grid_graph(20, 20, seed=3)
+    assert np.array_equal(sssp(g, 0, method="near_far_core").distances, _reference(g, 0))
