@@ -123,6 +123,24 @@ def available_memory() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
+#: Peak bytes of memory contracting a graph takes per arc (160–240 measured on the PACE
+#: graphs, a city and a synthetic city of a million nodes: bench/NOTES.md).
+CONTRACT_BYTES_PER_ARC = 256
+
+
+def contraction_size(n_arcs: int, name: str) -> None:
+    """Refuse to contract a graph of ``n_arcs`` arcs that would need more than the memory
+    free here."""
+    need = CONTRACT_BYTES_PER_ARC * n_arcs
+    free = available_memory()
+    if need > free:
+        msg = (
+            f"contracting {name} ({n_arcs:,} arcs) takes about {need / 2**30:,.1f} GiB, but "
+            f"{free / 2**30:,.1f} GiB is free; search it with near_far_async instead"
+        )
+        raise GraphTooLargeError(msg)
+
+
 def graph_size(n_nodes: int, n_arcs: int, name: str, *, max_nodes: int | None = None) -> None:
     """Refuse a graph, from the sizes it declares, before anything is allocated for it:
     over ``max_nodes``, over `MAX_NODES`, or more than the memory free here."""

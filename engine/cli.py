@@ -760,6 +760,10 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    except MemoryError:
+        msg = "frontier: error: out of memory; free some, or take a smaller graph or fewer sources"
+        print(msg, file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("frontier: interrupted", file=sys.stderr)
         return 130

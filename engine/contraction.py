@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import io
+from . import _validate, io
 from .graph import AUTO_DELTA_C, MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
 
 #: Contract nodes of at most this many neighbours. With witnesses, of 4, 6, 8 and 12 on the
@@ -238,7 +238,13 @@ def contract(
     Returns
     -------
     Contraction
+
+    Raises
+    ------
+    GraphTooLargeError
+        If contracting would need more memory than is free here.
     """
+    _validate.contraction_size(graph.n_arcs, graph.name)
     start = time.perf_counter()
     n = graph.n_nodes
     span = max(n, 1)  # arc keys are tail * span + head

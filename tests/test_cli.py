@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 
+import engine.cli
 from engine import contraction, load_graph, sssp
 from engine.cli import main
 
@@ -105,6 +106,16 @@ def test_a_later_run_reads_the_contraction_core_from_the_cache(tmp_path, capsys,
     assert "round 1" not in err
     assert main([*args, "--no-cache"]) == 0
     assert "round 1" in capsys.readouterr().err
+
+
+def test_running_out_of_memory_is_one_line(monkeypatch, capsys):
+    def exhausted(_args):
+        raise MemoryError
+
+    monkeypatch.setattr(engine.cli, "_info", exhausted)
+    assert main(["info", "helsinki"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("frontier: error: out of memory") and err.count("\n") == 1
 
 
 def test_info(capsys, tmp_path):

@@ -210,6 +210,16 @@ def test_near_far_core_target(backend):
     assert r.settled_below == UNREACHABLE
 
 
+def test_a_graph_too_large_to_contract_here_is_refused(monkeypatch):
+    g = grid_graph(10, 10, seed=1)
+    need = engine._validate.CONTRACT_BYTES_PER_ARC * g.n_arcs
+    monkeypatch.setattr(engine._validate, "available_memory", lambda: need - 1)
+    with pytest.raises(engine.GraphTooLargeError, match=r"^contracting .* near_far_async instead$"):
+        sssp(g, 0, method="near_far_core", backend="cpu")
+    monkeypatch.setattr(engine._validate, "available_memory", lambda: need)
+    assert np.array_equal(sssp(g, 0, method="near_far_core").distances, _reference(g, 0))
+
+
 def test_near_far_core_cannot_be_recorded():
     g = path_graph(5, 1)
     with pytest.raises(engine.ParameterError, match="near_far_core has no iterations"):
