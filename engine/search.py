@@ -212,9 +212,10 @@ def sssp(
         A key of `engine.METHODS`: ``near_far``, ``near_far_async`` (the GPU relaxes the
         near set without a barrier per iteration; not recordable), ``near_far_core``
         (``near_far_async`` on the graph's contraction core, then a sweep over the
-        contracted nodes, `engine.contraction`; Δ and its heuristic are the core's; not
-        recordable), ``delta_stepping``, ``bucketing`` (far nodes sorted into buckets of
-        width Δ), ``bellman_ford`` or ``dijkstra``.
+        contracted nodes, `engine.contraction`; the core is made once per graph, and kept in
+        the cache folder for large graphs, `engine.contraction.core_of`; Δ and its heuristic
+        are the core's; not recordable), ``delta_stepping``, ``bucketing`` (far nodes sorted
+        into buckets of width Δ), ``bellman_ford`` or ``dijkstra``.
     backend : str
         ``cpu`` (NumPy), ``gpu`` (CUDA kernels through CuPy) or ``auto`` (the GPU when one is
         usable and the graph has at least `AUTO_GPU_MIN_NODES` nodes).
