@@ -88,7 +88,7 @@ def _search_options(p: argparse.ArgumentParser) -> None:
         type=_delta,
         metavar="N|auto|adaptive",
         help="bucket width Δ (default: auto, Davidson's c·w̄/d̄; adaptive[:LOW-HIGH]: chosen "
-        "per phase, for near_far, near_far_async and delta_stepping)",
+        f"per phase, for {', '.join(m.name for m in METHODS.values() if m.uses_delta)})",
     )
     p.add_argument(
         "--batch",

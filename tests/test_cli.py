@@ -108,6 +108,20 @@ def test_a_later_run_reads_the_contraction_core_from_the_cache(tmp_path, capsys,
     assert "round 1" in capsys.readouterr().err
 
 
+def test_the_delta_help_names_the_methods_an_adaptive_delta_runs(capsys):
+    with pytest.raises(SystemExit):
+        main(["solve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    named = re.search(r"chosen per phase, for ([\w, ]+)\)", text).group(1).split(", ")
+    assert named == ["near_far", "near_far_async", "near_far_core", "delta_stepping", "bucketing"]
+    g = grid_graph(6, 6, seed=2)
+    for method in named:
+        assert sssp(g, 0, method=method, delta="adaptive").adaptive is not None
+    for method in ("bellman_ford", "dijkstra"):
+        with pytest.raises(engine.ParameterError, match="no buckets to adapt"):
+            sssp(g, 0, method=method, delta="adaptive")
+
+
 def test_running_out_of_memory_is_one_line(monkeypatch, capsys):
     def exhausted(_args):
         raise MemoryError
