@@ -341,16 +341,8 @@ def from_arcs(
         )
         raise WeightOverflowError(msg)
     weights = weights.astype(np.uint32)
-    # Sort by (tail, head, weight), keep the first (lightest) of each (tail, head) pair.
-    order = np.lexsort((weights, heads, tails))
-    tails, heads, weights = tails[order], heads[order], weights[order]
     if tails.size:
-        keep = np.ones(tails.size, dtype=bool)
-        keep[1:] = (tails[1:] != tails[:-1]) | (heads[1:] != heads[:-1])
-        tails, heads, weights = tails[keep], heads[keep], weights[keep]
-    # Then each row by weight.
-    order = np.lexsort((heads, weights, tails))
-    tails, heads, weights = tails[order], heads[order], weights[order]
+        tails, heads, weights = _rows_by_weight(n_nodes, tails, heads, weights)
     indptr = np.zeros(n_nodes + 1, dtype=np.int64)
     np.cumsum(np.bincount(tails, minlength=n_nodes), out=indptr[1:])
     if node_ids is None:
@@ -365,6 +357,23 @@ def from_arcs(
         name=name,
         weight_kind=weight_kind,
     )
+
+
+def _rows_by_weight(n, tails, heads, weights):
+    """The arcs with the lightest of each (tail, head) pair kept, sorted by (tail, weight,
+    head). One sort of ``tail * n + head`` keys, then one stable sort of ``tail << 32 |
+    weight`` keys (each below 2^63), which keeps the heads in order: 8 × faster on PACE NE's
+    arcs than the three-key lexsorts it replaced (bench/NOTES.md)."""
+    key = tails * n + heads
+    order = np.argsort(key)
+    key = key[order]
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    weights = np.minimum.reduceat(weights[order], first)
+    key = key[first]
+    tails = key // n
+    heads = key - tails * n
+    order = np.argsort((tails << 32) | weights.astype(np.int64), kind="stable")
+    return tails[order], heads[order], weights[order]
 
 
 def _all_integers(values: np.ndarray) -> bool:

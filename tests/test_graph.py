@@ -5,9 +5,13 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import engine
 from engine import from_arcs
+
+from .graphs import property_settings
 
 
 @pytest.mark.parametrize(
@@ -73,3 +77,24 @@ def test_index_of_integers_and_digit_strings():
     g = from_arcs(3, [0, 1], [1, 2], [1, 2], node_ids=[10, -4, 30])
     assert g.index_of(10) == 0 and g.index_of(np.int64(30)) == 2
     assert g.index_of("30") == 2 and g.index_of(" -4 ") == 1
+
+
+@property_settings(100)
+@given(
+    n=st.integers(1, 40),
+    m=st.integers(0, 160),
+    max_weight=st.sampled_from([0, 2, 1000, engine.graph.MAX_WEIGHT]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_from_arcs_keeps_the_lightest_arc_of_each_pair_rows_by_weight(n, m, max_weight, seed):
+    rng = np.random.default_rng(seed)
+    tails, heads = rng.integers(0, n, m), rng.integers(0, n, m)
+    weights = rng.integers(0, max_weight, m, endpoint=True)
+    lightest = {}
+    for t, h, w in zip(tails.tolist(), heads.tolist(), weights.tolist(), strict=True):
+        lightest[t, h] = min(w, lightest.get((t, h), w))
+    g = from_arcs(n, tails, heads, weights)
+    for u in range(n):
+        row = sorted((w, h) for (t, h), w in lightest.items() if t == u)
+        arcs = slice(g.indptr[u], g.indptr[u + 1])
+        assert list(zip(g.weights[arcs].tolist(), g.indices[arcs].tolist(), strict=True)) == row
