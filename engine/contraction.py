@@ -56,8 +56,8 @@ MAX_ROUNDS = 64
 #: bounds the search's memory on graphs with hubs (PACE NE's core nodes end with at most 26).
 WITNESS_FANOUT = 64
 #: Contractions of graphs of at least this many nodes are kept in the cache folder
-#: (`core_of`): on one CPU core here PACE NY (264 k nodes) takes 1.5 s to contract and NE
-#: (1.5 M) 9 s, a city of 19 k nodes 0.1 s.
+#: (`core_of`): on one CPU core here PACE NY (264 k nodes) takes 1.3 s to contract and NE
+#: (1.5 M) 7 s, a city of 19 k nodes 0.1 s.
 DISK_MIN_NODES = 100_000
 
 
