@@ -23,6 +23,13 @@ def method(name: str) -> Method:
         raise ParameterError(msg) from None
 
 
+def recordable(m: Method) -> None:
+    """Refuse to record a method that has no iterations."""
+    if m.asynchronous:
+        msg = f"{m.name} has no iterations to record; record near_far instead"
+        raise ParameterError(msg)
+
+
 def backend(name: str) -> str:
     """Return ``name`` if it is a known backend."""
     if name not in BACKENDS:

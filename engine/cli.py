@@ -374,7 +374,9 @@ def _bench(args) -> int:
     given = args.methods or ",".join(default)
     methods = tuple(m.strip() for m in given.split(",") if m.strip())
     for m in methods:
-        _validate.method(m)
+        checked = _validate.method(m)
+        if args.record:  # before any graph is loaded or contracted
+            _validate.recordable(checked)
     rows = []
     for spec in args.graphs:
         graph = _load(args, spec)

@@ -247,9 +247,8 @@ def sssp(
     if not (isinstance(record, bool) or callable(record)):
         msg = f"record must be True, False or a callable, got {record!r}"
         raise ParameterError(msg)
-    if record and m.asynchronous:
-        msg = f"{m.name} has no iterations to record; record near_far instead"
-        raise ParameterError(msg)
+    if record:
+        _validate.recordable(m)
     searched, core, search_target, setup_s = graph, None, target, 0.0
     if m.contracted:
         start = time.perf_counter()

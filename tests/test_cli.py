@@ -93,6 +93,15 @@ def test_solve_on_the_contraction_core(tmp_path, capsys):
         assert z["dist"].tolist() == sssp(g, 0, method="dijkstra").distances.tolist()
 
 
+def test_bench_refuses_to_record_near_far_core_before_contracting(tmp_path, capsys):
+    path = tmp_path / "grid.gr"
+    _grid_file(path)
+    assert main(["bench", str(path), "--methods", "near_far_core", "--record"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("frontier: error: near_far_core has no iterations to record")
+    assert err.count("\n") == 1  # no line of contraction before it
+
+
 def test_a_later_run_reads_the_contraction_core_from_the_cache(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(contraction, "DISK_MIN_NODES", 100)
     path = tmp_path / "grid.gr"
