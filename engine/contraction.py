@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _validate, io
-from .graph import AUTO_DELTA_C, MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
+from .graph import AUTO_DELTA_C, MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs, lightest_arcs
 
 #: Contract nodes of at most this many neighbours. With witnesses, of 4, 6, 8 and 12 on the
 #: PACE graphs and Porto Alegre, 8 gave the fastest searches but on NE and FLA, where 12
@@ -143,17 +143,9 @@ class Contraction:
 
 
 def _merge(tails, heads, weights, n):
-    """Arcs without self loops, the lightest of parallel ones kept, sorted by (tail, head).
-    (A stable sort: the arcs kept from the last round are one sorted run already.)"""
+    """Arcs without self loops, the lightest of parallel ones kept, sorted by (tail, head)."""
     keep = tails != heads
-    tails, heads, weights = tails[keep], heads[keep], weights[keep]
-    if not tails.size:
-        return tails, heads, weights
-    key = tails * n + heads
-    order = np.argsort(key, kind="stable")
-    key, weights = key[order], weights[order]
-    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    return tails[order][first], heads[order][first], np.minimum.reduceat(weights, first)
+    return lightest_arcs(n, tails[keep], heads[keep], weights[keep])
 
 
 def _neighbour_counts(tails, heads, n):
