@@ -304,8 +304,8 @@ def _cached_graph(kind, ident, options, path, use_cache, build, progress) -> CSR
     return through_cache(name, build, load=load_npz, save=save_npz, progress=progress)
 
 
-#: What reading a damaged cache file raises (a zip member's CRC, a short file, bad arrays).
-_DAMAGED = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile)
+#: What reading a damaged ``.npz`` file raises (a zip member's CRC, a short file, bad arrays).
+DAMAGED = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile)
 
 
 def through_cache(
@@ -319,7 +319,7 @@ def through_cache(
     """``build()``'s value, kept in the file ``name`` of the `cache_dir`.
 
     The file is read with ``load(path)`` when it is there; one that ``load`` cannot read
-    (damaged: see ``_DAMAGED``) is removed and made again. A value built is written with
+    (damaged: see `DAMAGED`) is removed and made again. A value built is written with
     ``save(value, f)`` through `write_atomic`; a cache folder that cannot be written only
     costs speed.
     """
@@ -329,7 +329,7 @@ def through_cache(
         progress("reading the cache")
         try:
             return load(target)
-        except _DAMAGED:
+        except DAMAGED:
             with contextlib.suppress(OSError):
                 target.unlink()
     value = build()

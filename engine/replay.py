@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ from . import adaptive
 from ._errors import FrontierError
 from .adaptive import AdaptiveDelta
 from .graph import graph_arrays, graph_from_arrays
-from .io import write_atomic
+from .io import DAMAGED, write_atomic
 from .methods import Counters
 from .recording import FRAME_FIELDS, Recording, frame_threshold
 from .search import SSSPResult
@@ -111,7 +110,7 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
     except FileNotFoundError:
         msg = f"{path} does not exist; give the path of a {SUFFIX} file"
         raise ReplayError(msg) from None
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+    except DAMAGED as exc:
         msg = f"{path} is not a readable Frontier replay ({type(exc).__name__}); record it again"
         raise ReplayError(msg) from None
     sizes = {rec.reached_at.size, rec.near_at.size, rec.settled_at.size, distances.size}
