@@ -495,6 +495,9 @@ def _node_ids(text: str, graph, what: str, seed: int) -> np.ndarray:
 
     text = text.strip()
     if text.isdigit() and "," not in text:
+        if int(text) < 1:
+            msg = f"{what} must be a count ≥ 1, node ids ('5,' for one) or a file, got {text}"
+            raise ParameterError(msg)
         return np.sort(seeded_sources(graph, int(text), seed))
     if "," not in text and Path(text).is_file():
         items = Path(text).read_text().split()

@@ -191,6 +191,8 @@ def test_info_says_whether_coordinates_were_found(capsys, tmp_path):
         (["bench", "helsinki", "--sources", "0"], "--sources must be an integer ≥ 1"),
         (["bench", "helsinki", "--sources", "-1"], "--sources must be an integer ≥ 1"),
         (["bench", "helsinki", "--seed", "-1"], "--seed must be an integer ≥ 0"),
+        (["matrix", "helsinki", "--sources", "0"], "--sources must be a count ≥ 1"),
+        (["matrix", "helsinki", "--sources", "2", "--targets", "0"], "--targets must be a count"),
         (["solve", "helsinki", "--out", "/tmp"], "is a folder"),
         (["solve", "helsinki", "--out", "/tmp/result.bin"], "must end in .npz"),
         (["bench", "helsinki", "--out", "/tmp/rows.txt"], "must end in .json"),
