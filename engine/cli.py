@@ -626,6 +626,10 @@ def _picture(args) -> int:
     if args.graph.lower().endswith(SUFFIX):
         result, source = replay.load(args.graph)
     else:
+        m = _validate.method(args.method)
+        if m.name not in RECORDABLE:  # before the graph loads
+            msg = f"{m.name} has no iterations to draw; give one of {', '.join(RECORDABLE)}"
+            raise ParameterError(msg)
         graph = _load(args, args.graph)
         result = sssp(
             graph,

@@ -197,6 +197,8 @@ def test_info_says_whether_coordinates_were_found(capsys, tmp_path):
         (["solve", "helsinki", "--out", "/tmp/result.bin"], "must end in .npz"),
         (["bench", "helsinki", "--out", "/tmp/rows.txt"], "must end in .json"),
         (["bogus"], "invalid choice: 'bogus'"),
+        (["animate", "helsinki", "--method", "dijkstra", "--out", "/tmp/a.gif"], "no iterations"),
+        (["frame", "helsinki", "--method", "near_far_core", "--out", "/tmp/f.png"], "to draw"),
         # issue 14: an adaptive Δ
         (["solve", "helsinki", "--method", "bellman_ford", "--delta", "adaptive"], "no buckets"),
         (["solve", "helsinki", "--delta", "adaptive:9-1"], "1 ≤ low ≤ high"),
