@@ -116,6 +116,46 @@ def cache_dir() -> Path:
     return Path(base) / "frontier"
 
 
+#: The cache folder's graphs and contraction cores are kept within this many MiB
+#: (``$FRONTIER_CACHE_MB``): PACE NE's graph and core take about 150.
+DEFAULT_CACHE_MB = 4096
+
+
+def cache_limit() -> int:
+    """The bytes the cache folder's files may take (`DEFAULT_CACHE_MB`, or
+    ``$FRONTIER_CACHE_MB``)."""
+    text = os.environ.get("FRONTIER_CACHE_MB", "").strip()
+    if not text:
+        return DEFAULT_CACHE_MB * 2**20
+    if not text.isdigit() or int(text) < 1:
+        msg = f"FRONTIER_CACHE_MB must be a whole number of MiB ≥ 1, got {text!r}"
+        raise ParameterError(msg)
+    return int(text) * 2**20
+
+
+def prune_cache(folder: Path, *, keep: Path, limit: int) -> int:
+    """Remove the least recently used cache files (``*.npz``) of ``folder``, never ``keep``,
+    until they take at most ``limit`` bytes; return how many. `through_cache` marks a file
+    used when it reads it; uploads and downloads live in subfolders and are not touched."""
+    files = []
+    for path in folder.glob("*.npz"):
+        with contextlib.suppress(OSError):  # another process may remove it meanwhile
+            stat = path.stat()
+            files.append((stat.st_mtime_ns, stat.st_size, path))
+    total = sum(size for _, size, _ in files)
+    gone = 0
+    for _, size, path in sorted(files):
+        if total <= limit:
+            break
+        if path == keep:
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            gone += 1
+        total -= size
+    return gone
+
+
 def sniff(path: Path) -> str | None:
     """The format of a graph file by its content: ``pbf`` (an ``OSMHeader`` blob first),
     ``xml`` (an ``<osm>`` root, plain or compressed), ``graphml``, ``dimacs`` (a
@@ -318,26 +358,33 @@ def through_cache(
 ) -> T:
     """``build()``'s value, kept in the file ``name`` of the `cache_dir`.
 
-    The file is read with ``load(path)`` when it is there; one that ``load`` cannot read
-    (damaged: see `DAMAGED`) is removed and made again. A value built is written with
-    ``save(value, f)`` through `write_atomic`; a cache folder that cannot be written only
-    costs speed.
+    The file is read with ``load(path)`` when it is there, and marked used; one that
+    ``load`` cannot read (damaged: see `DAMAGED`) is removed and made again. A value built is
+    written with ``save(value, f)`` through `write_atomic`, and the folder's least recently
+    used files are then removed beyond `cache_limit` bytes (`prune_cache`); a cache folder
+    that cannot be written only costs speed.
     """
     folder = cache_dir()
     target = folder / name
+    limit = cache_limit()  # a bad $FRONTIER_CACHE_MB is refused before any work
     if target.is_file():
         progress("reading the cache")
         try:
-            return load(target)
+            value = load(target)
         except DAMAGED:
             with contextlib.suppress(OSError):
                 target.unlink()
+        else:
+            with contextlib.suppress(OSError):
+                os.utime(target)  # used now: pruned last
+            return value
     value = build()
     progress("writing the cache")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         prune_temporary(folder)  # left by a write killed mid-way
         write_atomic(target, lambda f: save(value, f))
+        prune_cache(folder, keep=target, limit=limit)
     except OSError:
         pass
     return value

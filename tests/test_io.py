@@ -1,6 +1,7 @@
 import bz2
 import gzip
 import lzma
+import os
 import time
 import warnings
 from pathlib import Path
@@ -270,6 +271,47 @@ def test_a_damaged_cache_entry_is_made_again(tmp_path, monkeypatch, write):
     assert np.array_equal(first.weights, again.weights)
     assert load_graph(path, progress=stages.append).n_nodes == first.n_nodes
     assert stages[-1] == "reading the cache"
+
+
+def _through_cache(name: str, size: int, built: list) -> bytes:
+    """A cache file ``name`` of ``size`` bytes, noting in ``built`` when it is made."""
+    return engine.io.through_cache(
+        name,
+        lambda: built.append(name) or bytes(size),
+        load=lambda path: path.read_bytes(),
+        save=lambda value, f: f.write(value),
+    )
+
+
+def test_the_cache_keeps_the_most_recently_used_files_within_its_limit(tmp_path, monkeypatch):
+    folder = tmp_path / "c"
+    monkeypatch.setenv("FRONTIER_CACHE_DIR", str(folder))
+    monkeypatch.setenv("FRONTIER_CACHE_MB", "1")
+    (folder / "uploads").mkdir(parents=True)
+    (folder / "uploads" / "city.osm").write_bytes(bytes(2**21))  # not a cache file
+    built: list[str] = []
+    size = 2**20 * 2 // 5  # two fit in 1 MiB, three do not
+    _through_cache("a.npz", size, built)
+    _through_cache("b.npz", size, built)
+    then = time.time_ns() - 10**11
+    os.utime(folder / "a.npz", ns=(then, then))  # made first, so older ...
+    os.utime(folder / "b.npz", ns=(then + 10**9, then + 10**9))
+    assert len(_through_cache("a.npz", size, built)) == size  # ... but read last
+    _through_cache("c.npz", size, built)
+    assert sorted(p.name for p in folder.glob("*.npz")) == ["a.npz", "c.npz"]
+    assert built == ["a.npz", "b.npz", "c.npz"]
+    _through_cache("big.npz", 2**21, built)  # the newest stays, even beyond the limit
+    assert [p.name for p in folder.glob("*.npz")] == ["big.npz"]
+    assert (folder / "uploads" / "city.osm").stat().st_size == 2**21
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "lots", "1.5"])
+def test_a_bad_cache_limit_is_one_clear_line(tmp_path, monkeypatch, value):
+    monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("FRONTIER_CACHE_MB", value)
+    with pytest.raises(engine.ParameterError, match="FRONTIER_CACHE_MB must be a whole number"):
+        _through_cache("a.npz", 10, [])
+    assert not list(tmp_path.glob("*.npz"))
 
 
 def test_osm_without_any_maxspeed_gets_the_urban_default(tmp_path):
