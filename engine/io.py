@@ -133,12 +133,21 @@ def cache_limit() -> int:
     return int(text) * 2**20
 
 
+#: The names of the cache folder's files: graphs (``KIND-KEY.npz``) and contraction cores
+#: (``core-CODE-KEY.npz``). `prune_cache` removes no other file, whatever folder
+#: ``$FRONTIER_CACHE_DIR`` names.
+CACHE_FILE = re.compile(r"[a-z]+(?:-[0-9a-f]{12})?-[0-9a-f]{24}\.npz")
+
+
 def prune_cache(folder: Path, *, keep: Path, limit: int) -> int:
-    """Remove the least recently used cache files (``*.npz``) of ``folder``, never ``keep``,
-    until they take at most ``limit`` bytes; return how many. `through_cache` marks a file
-    used when it reads it; uploads and downloads live in subfolders and are not touched."""
+    """Remove the least recently used cache files (`CACHE_FILE`) of ``folder``, never
+    ``keep``, until they take at most ``limit`` bytes; return how many. `through_cache`
+    marks a file used when it reads it; uploads and downloads live in subfolders, and other
+    files are neither counted nor touched."""
     files = []
     for path in folder.glob("*.npz"):
+        if not CACHE_FILE.fullmatch(path.name):
+            continue
         with contextlib.suppress(OSError):  # another process may remove it meanwhile
             stat = path.stat()
             files.append((stat.st_mtime_ns, stat.st_size, path))

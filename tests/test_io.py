@@ -253,7 +253,7 @@ def test_cached_graph_loads_from_cache(tmp_path, monkeypatch, write):
     path = write("t.gr", PACE_TEXT)
     first = load_graph(path, weights="random:2")
     files = list((tmp_path / "c").glob("dimacs-*.npz"))
-    assert len(files) == 1
+    assert len(files) == 1 and engine.io.CACHE_FILE.fullmatch(files[0].name)
     again = load_graph(path, weights="random:2")
     assert np.array_equal(first.weights, again.weights) and again.weight_kind == "random:2"
 
@@ -287,22 +287,26 @@ def test_the_cache_keeps_the_most_recently_used_files_within_its_limit(tmp_path,
     folder = tmp_path / "c"
     monkeypatch.setenv("FRONTIER_CACHE_DIR", str(folder))
     monkeypatch.setenv("FRONTIER_CACHE_MB", "1")
+    then = time.time_ns() - 10**11
     (folder / "uploads").mkdir(parents=True)
-    (folder / "uploads" / "city.osm").write_bytes(bytes(2**21))  # not a cache file
+    others = [folder / "uploads" / "city.osm", folder / "results.npz", folder / "x-1.npz"]
+    for path in others:  # not cache files: never counted, never removed
+        path.write_bytes(bytes(2**21))
+        os.utime(path, ns=(then, then))
+    a, b, c, big = (f"{kind}-{k * 24}.npz" for kind, k in zip("ttcd", "abcd", strict=True))
     built: list[str] = []
     size = 2**20 * 2 // 5  # two fit in 1 MiB, three do not
-    _through_cache("a.npz", size, built)
-    _through_cache("b.npz", size, built)
-    then = time.time_ns() - 10**11
-    os.utime(folder / "a.npz", ns=(then, then))  # made first, so older ...
-    os.utime(folder / "b.npz", ns=(then + 10**9, then + 10**9))
-    assert len(_through_cache("a.npz", size, built)) == size  # ... but read last
-    _through_cache("c.npz", size, built)
-    assert sorted(p.name for p in folder.glob("*.npz")) == ["a.npz", "c.npz"]
-    assert built == ["a.npz", "b.npz", "c.npz"]
-    _through_cache("big.npz", 2**21, built)  # the newest stays, even beyond the limit
-    assert [p.name for p in folder.glob("*.npz")] == ["big.npz"]
-    assert (folder / "uploads" / "city.osm").stat().st_size == 2**21
+    _through_cache(a, size, built)
+    _through_cache(b, size, built)
+    os.utime(folder / a, ns=(then, then))  # made first, so older ...
+    os.utime(folder / b, ns=(then + 10**9, then + 10**9))
+    assert len(_through_cache(a, size, built)) == size  # ... but read last
+    _through_cache(c, size, built)
+    assert {p.name for p in folder.glob("*-*.npz")} == {a, c, "x-1.npz"}
+    assert built == [a, b, c]
+    _through_cache(big, 2**21, built)  # the newest stays, even beyond the limit
+    assert {p.name for p in folder.glob("*-*.npz")} == {big, "x-1.npz"}
+    assert all(path.stat().st_size == 2**21 for path in others)
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "lots", "1.5"])
@@ -310,7 +314,7 @@ def test_a_bad_cache_limit_is_one_clear_line(tmp_path, monkeypatch, value):
     monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("FRONTIER_CACHE_MB", value)
     with pytest.raises(engine.ParameterError, match="FRONTIER_CACHE_MB must be a whole number"):
-        _through_cache("a.npz", 10, [])
+        _through_cache(f"t-{'a' * 24}.npz", 10, [])
     assert not list(tmp_path.glob("*.npz"))
 
 
