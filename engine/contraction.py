@@ -420,7 +420,7 @@ def _contract_for_the_cache(graph, on_round) -> Contraction:
     """`contract`, after removing the cache folder's contractions made by other versions of
     this module's code (never read again; PACE NE's is about 100 MB)."""
     for old in io.cache_dir().glob("core-*.npz"):
-        if not old.name.startswith(f"core-{_code()[:12]}-"):
+        if io.CACHE_FILE.fullmatch(old.name) and not old.name.startswith(f"core-{_code()[:12]}-"):
             with contextlib.suppress(OSError):
                 old.unlink()
     return contract(graph, on_round=on_round)

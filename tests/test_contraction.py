@@ -279,9 +279,12 @@ def _assert_same(a, b):
 def test_a_contraction_kept_is_read_by_the_next_process(kept):
     older = kept / "core-000000000000-0123456789abcdef01234567.npz"  # another version's
     older.write_bytes(b"")
+    mine = kept / "core-results.npz"  # a file of the user's: not the cache's
+    mine.write_bytes(b"")
     g = grid_graph(20, 20, seed=3)
     made = contraction.core_of(g)
-    assert not made.from_cache and not older.exists()
+    assert not made.from_cache and not older.exists() and mine.exists()
+    mine.unlink()
     (kept_file,) = kept.glob("core-*.npz")
     assert engine.io.CACHE_FILE.fullmatch(kept_file.name)  # pruned like the graphs
     rounds = []
