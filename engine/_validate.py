@@ -85,6 +85,14 @@ def batch_size(value) -> int:
     return value
 
 
+def graph(value) -> CSRGraph:
+    """Return ``value`` if it is a `CSRGraph`."""
+    if not isinstance(value, CSRGraph):
+        msg = f"graph must be a CSRGraph (engine.load_graph makes one), got {type(value).__name__}"
+        raise ParameterError(msg)
+    return value
+
+
 def node(value, graph: CSRGraph, what: str) -> int:
     """Return ``value`` if it is a CSR index of ``graph``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

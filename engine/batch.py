@@ -157,6 +157,7 @@ def many_to_many(
         Also return each source's shortest-path tree (``predecessors``); the memory bound
         then counts a whole row of parents per source.
     """
+    graph = _validate.graph(graph)
     spec = _validate.method(method)
     resolved, batched = plan(graph, method, backend)
     if keep_on_gpu and not batched:

@@ -237,6 +237,7 @@ def sssp(
     -------
     SSSPResult
     """
+    graph = _validate.graph(graph)
     m = _validate.method(method)
     source = _validate.node(source, graph, "source")
     if target is not None:

@@ -366,6 +366,14 @@ def test_bad_options(kwargs, error, match):
         sssp(g, 0, **kwargs)
 
 
+@pytest.mark.parametrize("given", [None, "helsinki", np.zeros((3, 3))])
+def test_a_graph_that_is_not_one_is_one_line(given):
+    with pytest.raises(engine.ParameterError, match="graph must be a CSRGraph"):
+        sssp(given, 0)
+    with pytest.raises(engine.ParameterError, match="graph must be a CSRGraph"):
+        engine.many_to_many(given, [0])
+
+
 def test_bad_source():
     g = grid_graph(3, 3)
     with pytest.raises(engine.NodeNotFoundError):
