@@ -152,6 +152,14 @@ def wait_for(predicate, timeout=15.0):
         time.sleep(0.1)
 
 
+def box_of(locator) -> dict:
+    """``locator``'s bounding box, once it has one: Bokeh draws a button anew when its label
+    changes (Play, Pause), and a box asked for in between is None."""
+    boxes = []
+    wait_for(lambda: boxes.append(locator.bounding_box()) or boxes[-1] is not None)
+    return boxes[-1]
+
+
 def play_button(page):
     return page.locator(".frontier-play button").first
 
@@ -707,7 +715,7 @@ def test_a_phone_has_no_sideways_scroll_and_a_tap_sets_the_source(server, browse
     wide = "() => document.documentElement.scrollWidth"
     wait_for(lambda: page.evaluate(wide) <= 390)
     for css in (".frontier-map", ".frontier-play button", ".frontier-present-button button"):
-        box = page.locator(css).first.bounding_box()
+        box = box_of(page.locator(css).first)
         assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (css, box)
     default = route(page)
     events = page.locator(".frontier-map .bk-events").first
