@@ -139,9 +139,9 @@ def cache_limit() -> int:
 CACHE_FILE = re.compile(r"[a-z]+(?:-[0-9a-f]{12})?-[0-9a-f]{24}\.npz")
 
 
-def prune_cache(folder: Path, *, keep: Path, limit: int) -> int:
+def prune_cache(folder: Path, *, keep: Path, limit: int) -> None:
     """Remove the least recently used cache files (`CACHE_FILE`) of ``folder``, never
-    ``keep``, until they take at most ``limit`` bytes; return how many. `through_cache`
+    ``keep``, until they take at most ``limit`` bytes. `through_cache`
     marks a file used when it reads it; uploads and downloads live in subfolders, and other
     files are neither counted nor touched."""
     files = []
@@ -152,7 +152,6 @@ def prune_cache(folder: Path, *, keep: Path, limit: int) -> int:
             stat = path.stat()
             files.append((stat.st_mtime_ns, stat.st_size, path))
     total = sum(size for _, size, _ in files)
-    gone = 0
     for _, size, path in sorted(files):
         if total <= limit:
             break
@@ -160,9 +159,7 @@ def prune_cache(folder: Path, *, keep: Path, limit: int) -> int:
             continue
         with contextlib.suppress(OSError):
             path.unlink()
-            gone += 1
         total -= size
-    return gone
 
 
 def sniff(path: Path) -> str | None:
