@@ -262,6 +262,26 @@ def test_bad_delta_is_a_notification_and_the_run_stays(server, browser):
     assert "Traceback" not in page.content()
 
 
+#: Markup that runs script where it is drawn as HTML, and the same in bold.
+SCRIPT = '<img src=x onerror="window.ran=1">'
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"method": SCRIPT}, {"b_method": SCRIPT, "compare": "1"}, {"lesson": SCRIPT},
+     {"graph": SCRIPT + ".gr"}, {"graph": "place:" + SCRIPT}, {"source": "<b>bold</b>"}],
+    ids=["method", "b_method", "lesson", "graph", "place", "source"],
+)  # fmt: skip
+def test_a_hostile_link_shows_its_text_and_runs_no_script(server, browser, query):
+    """Issue 50: what a link carries reaches the page as text, never as markup."""
+    page = open_app(browser, f"{server}?{urlencode(query)}")
+    shown = next(iter(query.values())).removeprefix("place:")
+    toast = page.locator(".notyf__message", has_text=shown)
+    toast.first.wait_for(timeout=15_000)
+    assert page.evaluate("() => window.ran") is None
+    assert page.locator('img[src="x"], .notyf__message b').count() == 0
+
+
 def route(page) -> str:
     return re.search(r"Route\s+(.*)", stats(page)).group(1)
 

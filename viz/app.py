@@ -3,6 +3,8 @@
 Composes the views of one `Session` per browser session; all logic lives in `viz.state`.
 """
 
+import html
+
 import panel as pn
 from bokeh.models import DataRange1d
 
@@ -26,8 +28,17 @@ pn.extension("filedropper", notifications=True, sizing_mode="stretch_width")
 
 session = Session()
 session.load_graph(GraphChoice())
-session.param.watch(lambda e: pn.state.notifications.error(e.new, duration=8000), "error")
-session.param.watch(lambda e: pn.state.notifications.info(e.new, duration=8000), "notice")
+
+
+def notify(kind: str):
+    """A watcher that shows a session's message as a notification of ``kind``. Notifications
+    are drawn as HTML and the messages quote what users typed, linked or uploaded: the text
+    is escaped, so it shows literally and never runs as markup or script."""
+    return lambda e: getattr(pn.state.notifications, kind)(html.escape(e.new), duration=8000)
+
+
+session.param.watch(notify("error"), "error")
+session.param.watch(notify("info"), "notice")
 explorer = Explorer(session)
 lessons = Lessons(session)
 quiz = Quiz(session)  # predict the next step: questions checked against the recording
