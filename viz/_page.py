@@ -94,7 +94,12 @@ def every(period_ms: int, callback) -> Callable[[], None]:
     doc = served()
     if doc is not None:
         handle = doc.add_periodic_callback(callback, period_ms)
-        return lambda: doc.remove_periodic_callback(handle)
+
+        def stop() -> None:
+            if doc.session_context is not None:  # a closed page's document dropped it
+                doc.remove_periodic_callback(handle)
+
+        return stop
     clock = pn.state.add_periodic_callback(callback, period=period_ms)
     return clock.stop
 

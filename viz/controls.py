@@ -431,9 +431,7 @@ class Player(Viewer):
         session.param.watch(self._on_frame, ["frame", "runs"])
         session.param.watch(self._on_playing, ["playing", "fps"])
         session.param.watch(self._on_present, "present")
-        self._clock = None
-        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            pn.state.on_session_destroyed(lambda _context: session.pause())
+        self._clock = None  # a closed page's document removes it with its other callbacks
         self._on_frame()
 
     def _toggle(self) -> None:
