@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import numbers
 import os
+import stat
+from pathlib import Path
 
 import numpy as np
 
 from . import adaptive as _adaptive
-from ._errors import GraphTooLargeError, NodeNotFoundError, ParameterError
+from ._errors import GraphNotFoundError, GraphTooLargeError, NodeNotFoundError, ParameterError
 from .graph import MAX_NODES, CSRGraph
 from .methods import BACKENDS, METHODS, Method
 
@@ -28,6 +31,38 @@ def recordable(m: Method) -> None:
     if m.asynchronous:
         msg = f"{m.name} has no iterations to record; record near_far instead"
         raise ParameterError(msg)
+
+
+def file_problem(path: str | os.PathLike) -> str | None:
+    """What keeps ``path`` from being read as a file, in words ("does not exist", "is a
+    folder, not a file", ...), or None when it is a regular file."""
+    try:
+        mode = Path(path).stat().st_mode
+    except FileNotFoundError:
+        return "does not exist"
+    except ValueError:  # os.stat's "embedded null byte"
+        return "holds a NUL character, which no file name can"
+    except PermissionError:
+        return "cannot be read (permission denied)"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symbolic link that leads back to itself"
+        return f"cannot be read ({exc.strerror or type(exc).__name__})"
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a pipe, a device or a socket)"
+    return None
+
+
+def readable_file(path: str | os.PathLike, what: str, hint: str) -> Path:
+    """``path`` as a `Path` when it names a regular file; else `GraphNotFoundError`:
+    "``what`` 'PATH' PROBLEM; ``hint``"."""
+    problem = file_problem(path)
+    if problem is not None:
+        msg = f"{what} {os.fspath(path)!r} {problem}; {hint}"
+        raise GraphNotFoundError(msg)
+    return Path(path)
 
 
 def backend(name: str) -> str:

@@ -60,6 +60,7 @@ import dataclasses
 import math
 
 from ._errors import ParameterError
+from ._text import ascii_int
 
 #: A phase end's cost in near entries, of the synchronous kernels (near_far, delta_stepping)
 #: and of the asynchronous one (near_far_async); bench/NOTES.md, issue 14, has the fit.
@@ -152,13 +153,13 @@ def parse(value, auto: int, max_delta: int) -> AdaptiveDelta:
         _, _, bounds = value.partition(":")
         if bounds:
             low, sep, high = bounds.partition("-")
-            if not (sep and low.isdigit() and high.isdigit()):
+            low, high = ascii_int(low), ascii_int(high)
+            if not sep or low is None or high is None:
                 msg = (
                     f"adaptive Δ bounds must be two integers LOW-HIGH "
                     f"(e.g. adaptive:64-65536), got {bounds!r}"
                 )
                 raise ParameterError(msg)
-            low, high = int(low), int(high)
         else:
             low, high = max(1, auto // SPAN), auto * SPAN
         high = min(high, max_delta)

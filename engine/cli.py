@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _validate, adaptive, batch, contraction, distributed, io, osm, replay
 from ._errors import FrontierError, ParameterError
+from ._text import ascii_int
 from .bench import (
     BATCH_TABLE,
     ITERATIVE,
@@ -110,11 +111,11 @@ def _delta(text: str):
     whose bounds `sssp` checks against the graph."""
     if text == "auto" or adaptive.is_adaptive(text):
         return text
-    try:
-        return int(text)
-    except ValueError:
+    value = ascii_int(text, signed=True)
+    if value is None:
         msg = f"--delta must be an integer ≥ 1, 'auto' or 'adaptive[:LOW-HIGH]', got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def _count(flag: str, least: int = 1):
@@ -122,10 +123,7 @@ def _count(flag: str, least: int = 1):
     ``flag``."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
+        value = ascii_int(text, signed=True)
         if value is None or value < least:
             msg = f"{flag} must be an integer ≥ {least}, got {text!r}"
             raise argparse.ArgumentTypeError(msg)
@@ -494,11 +492,12 @@ def _node_ids(text: str, graph, what: str, seed: int) -> np.ndarray:
     from .experiments import seeded_sources
 
     text = text.strip()
-    if text.isdigit() and "," not in text:
-        if int(text) < 1:
+    count = ascii_int(text)
+    if count is not None:
+        if count < 1:
             msg = f"{what} must be a count ≥ 1, node ids ('5,' for one) or a file, got {text}"
             raise ParameterError(msg)
-        return np.sort(seeded_sources(graph, int(text), seed))
+        return np.sort(seeded_sources(graph, count, seed))
     if "," not in text and Path(text).is_file():
         items = Path(text).read_text().split()
         where = f"{what} file {text}"

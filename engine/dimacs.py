@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from . import _validate
-from ._errors import GraphFormatError, GraphNotFoundError, ParameterError, WeightOverflowError
+from ._errors import GraphFormatError, ParameterError, WeightOverflowError
+from ._text import ascii_int
 from .graph import MAX_WEIGHT, CSRGraph, from_arcs
 
 #: How much of a file is read first for its problem line (its declared size).
@@ -115,8 +116,9 @@ def parse_weights(spec: str | None) -> tuple[str, int | None] | None:
         return None
     if spec == "unit":
         return ("unit", None)
-    if spec.startswith("random:") and spec[7:].isdigit():
-        return ("random", int(spec[7:]))
+    seed = ascii_int(spec.removeprefix("random:")) if spec.startswith("random:") else None
+    if seed is not None:
+        return ("random", seed)
     msg = f"weights must be 'unit' or 'random:SEED' (SEED a non-negative integer), got {spec!r}"
     raise ParameterError(msg)
 
@@ -243,11 +245,8 @@ def coordinates_beside(path: Path) -> Path | None:
 
 def coordinate_file(given: str | Path) -> Path:
     """The named ``.co`` file's path; `GraphNotFoundError` when it does not exist."""
-    path = Path(given).expanduser()
-    if not path.is_file():
-        msg = f"coordinate file {str(path)!r} does not exist; give the .co file of the graph"
-        raise GraphNotFoundError(msg)
-    return path
+    hint = "give the .co file of the graph"
+    return _validate.readable_file(Path(given).expanduser(), "coordinate file", hint)
 
 
 def read_coordinates(

@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _validate, adaptive, contraction
 from ._errors import ParameterError
+from ._text import ascii_int
 from .adaptive import AdaptiveDelta
 from .graph import UNREACHABLE, CSRGraph
 from .io import write_atomic, write_json
@@ -55,7 +56,7 @@ COLUMNS = (
 )
 #: The columns that name a cell's search; a resumed run skips rows it already has.
 KEY = ("method", "delta_spec", "batch", "repeat", "source", "target")
-_MULTIPLE = re.compile(r"^x(\d+(?:\.\d+)?)$")
+_MULTIPLE = re.compile(r"^x([0-9]+(?:\.[0-9]+)?)$")
 
 
 def parse_deltas(
@@ -81,9 +82,10 @@ def parse_deltas(
         if item == "auto":
             value = graph.auto_delta()
         elif m := _MULTIPLE.match(item):
-            value = max(1, round(float(m.group(1)) * graph.auto_delta()))
-        elif item.isdigit():
-            value = int(item)
+            factor = float(m.group(1))  # x0 is Δ = 0, refused below; a small one rounds up to 1
+            value = max(1, round(factor * graph.auto_delta())) if factor > 0 else 0
+        elif (value := ascii_int(item)) is not None:
+            pass
         else:
             msg = f"{name}: {item!r} is not an integer, 'auto', a multiple like x4 or 'adaptive'"
             raise ParameterError(msg)
@@ -103,10 +105,11 @@ def delta_values(deltas: list[tuple[str, int | AdaptiveDelta]]) -> list[int | st
 def parse_batches(text: str, *, name: str = "--batches") -> list[int]:
     """``"1,8,64"`` as batch sizes, each an integer ≥ 1."""
     items = [t.strip() for t in str(text).split(",") if t.strip()]
-    if not items or not all(t.isdigit() and int(t) >= 1 for t in items):
+    batches = [ascii_int(t) for t in items]
+    if not batches or not all(b is not None and b >= 1 for b in batches):
         msg = f"{name} needs comma-separated integers ≥ 1 (like 1,8,64), got {text!r}"
         raise ParameterError(msg)
-    return [int(t) for t in items]
+    return batches
 
 
 def seeded_sources(graph: CSRGraph, count: int, seed: int) -> np.ndarray:

@@ -26,6 +26,7 @@ from ._errors import (
     ParameterError,
     WeightOverflowError,
 )
+from ._text import ascii_int
 
 #: Largest weight a graph may carry (uint32).
 MAX_WEIGHT = int(np.iinfo(np.uint32).max)
@@ -131,11 +132,10 @@ class CSRGraph:
         NodeNotFoundError
             If no node has that id.
         """
-        key = None
         if isinstance(node_id, numbers.Integral) and not isinstance(node_id, bool):
             key = int(node_id)
-        elif isinstance(node_id, str) and node_id.strip().lstrip("-").isdigit():
-            key = int(node_id)
+        else:
+            key = ascii_int(node_id, signed=True)
         if key is None:
             msg = f"node id {node_id!r} is not an integer; give an id as in the source data"
             raise NodeNotFoundError(msg)

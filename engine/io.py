@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from . import _validate, dimacs, osm
-from ._errors import GraphFormatError, GraphNotFoundError, ParameterError
+from ._errors import GraphFormatError, ParameterError
+from ._text import ascii_int
 from .graph import CSRGraph, load_npz, save_npz
 
 T = TypeVar("T")
@@ -127,10 +128,11 @@ def cache_limit() -> int:
     text = os.environ.get("FRONTIER_CACHE_MB", "").strip()
     if not text:
         return DEFAULT_CACHE_MB * 2**20
-    if not text.isdigit() or int(text) < 1:
+    mb = ascii_int(text)
+    if mb is None or mb < 1:
         msg = f"FRONTIER_CACHE_MB must be a whole number of MiB ≥ 1, got {text!r}"
         raise ParameterError(msg)
-    return int(text) * 2**20
+    return mb * 2**20
 
 
 #: The names of the cache folder's files: graphs (``KIND-KEY.npz``) and contraction cores
@@ -258,11 +260,8 @@ def load_graph(
         return _cached_osm(
             "place", place, None, label, net, reader, weight, cache, max_nodes, progress
         )
-    path = Path(text).expanduser()
-    if not path.is_file():
-        what = "is a folder, not a file" if path.is_dir() else "does not exist"
-        msg = f"graph file {text!r} {what}; give a file path, 'helsinki' or 'place:NAME'"
-        raise GraphNotFoundError(msg)
+    hint = "give a file path, 'helsinki' or 'place:NAME'"
+    path = _validate.readable_file(Path(text).expanduser(), "graph file", hint)
     kind = sniff(path)
     if named and kind != "dimacs":
         raise ParameterError(stray)

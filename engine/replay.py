@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import adaptive
+from . import _validate, adaptive
 from ._errors import FrontierError
 from .adaptive import AdaptiveDelta
 from .graph import graph_arrays, graph_from_arrays
@@ -76,6 +76,10 @@ def save(result: SSSPResult, path: str | os.PathLike, *, source: dict | None = N
 def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
     """The recorded result in ``path`` and where its graph came from."""
     path = Path(path)
+    problem = _validate.file_problem(path)
+    if problem is not None:
+        msg = f"{str(path)!r} {problem}; give the path of a {SUFFIX} file"
+        raise ReplayError(msg)
     try:
         with np.load(path, allow_pickle=False) as z:
             if "run" not in z:
@@ -107,9 +111,6 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
             distances = z["distances"].astype(np.int64)
     except ReplayError:
         raise
-    except FileNotFoundError:
-        msg = f"{path} does not exist; give the path of a {SUFFIX} file"
-        raise ReplayError(msg) from None
     except DAMAGED as exc:
         msg = f"{path} is not a readable Frontier replay ({type(exc).__name__}); record it again"
         raise ReplayError(msg) from None

@@ -203,6 +203,16 @@ def test_info_says_whether_coordinates_were_found(capsys, tmp_path):
         (["solve", "helsinki", "--method", "bellman_ford", "--delta", "adaptive"], "no buckets"),
         (["solve", "helsinki", "--delta", "adaptive:9-1"], "1 ≤ low ≤ high"),
         (["solve", "helsinki", "--delta", "adaptive:9"], "two integers LOW-HIGH"),
+        # issue 50: integers are ASCII digits everywhere ('²' passes str.isdigit, not int)
+        (["solve", "helsinki", "--weights", "random:²"], "random:SEED"),
+        (["solve", "helsinki", "--delta", "adaptive:²-3"], "two integers LOW-HIGH"),
+        (["solve", "helsinki", "--delta", "²"], "--delta must be an integer"),
+        (["solve", "helsinki", "--source", "²"], "not an integer"),
+        (["solve", "helsinki", "--source", "٢"], "not an integer"),
+        (["matrix", "helsinki", "--sources", "²"], "not an integer"),
+        (["sweep", "helsinki", "--batches", "²", "--out", "/tmp/never"], "--batches needs"),
+        (["sweep", "helsinki", "--deltas", "x0", "--out", "/tmp/never"], "Δ must be ≥ 1"),
+        (["sweep", "helsinki", "--deltas", "x²", "--out", "/tmp/never"], "is not an integer"),
     ],
 )
 def test_errors_are_one_line(args, needle):

@@ -2,6 +2,7 @@ import bz2
 import gzip
 import lzma
 import os
+import re
 import time
 import warnings
 from pathlib import Path
@@ -309,7 +310,7 @@ def test_the_cache_keeps_the_most_recently_used_files_within_its_limit(tmp_path,
     assert all(path.stat().st_size == 2**21 for path in others)
 
 
-@pytest.mark.parametrize("value", ["0", "-5", "lots", "1.5"])
+@pytest.mark.parametrize("value", ["0", "-5", "lots", "1.5", "²", "٢"])
 def test_a_bad_cache_limit_is_one_clear_line(tmp_path, monkeypatch, value):
     monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("FRONTIER_CACHE_MB", value)
@@ -471,3 +472,25 @@ def test_write_atomic_survives_kill_9(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert target.read_bytes() == b"previous"
+
+
+def test_a_path_that_is_no_regular_file_says_what_it_is(tmp_path):
+    """Issue 50: a FIFO, a device, a symbolic link loop or a folder is named as what it is,
+    not as a file that "does not exist"."""
+    os.mkfifo(tmp_path / "pipe.gr")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    cases = {
+        tmp_path / "pipe.gr": "is not a regular file (a pipe",
+        Path("/dev/zero"): "is not a regular file (a pipe",
+        tmp_path / "a": "is a symbolic link that leads back to itself",
+        tmp_path: "is a folder, not a file",
+        tmp_path / "none.gr": "does not exist",
+        "x\x00.gr": "holds a NUL character",
+    }
+    for path, words in cases.items():
+        with pytest.raises(engine.GraphNotFoundError, match=re.escape(words)):
+            load_graph(path)
+    (tmp_path / "s.gr").write_text("p sp 2 1\na 1 2 1\n")
+    with pytest.raises(engine.GraphNotFoundError, match=r"coordinate file .* is a folder"):
+        load_graph(tmp_path / "s.gr", coordinates=tmp_path, cache=False)

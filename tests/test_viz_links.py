@@ -47,6 +47,13 @@ def test_auto_delta_and_no_target_round_trip(session):
         ({"source": "123"}, "link: source='123' is not a node of helsinki"),
         ({"graph": "/etc/passwd"}, "only files under"),
         ({"delta": "0"}, "link: delta='0' must be an integer ≥ 1"),
+        # issue 50: ASCII digits only, and no NUL in a path
+        ({"delta": "²"}, "link: delta='²' must be an integer ≥ 1"),
+        ({"batch": "٢"}, "link: batch='٢' must be an integer ≥ 1"),
+        ({"source": "²"}, "link: source='²' is not a node of helsinki"),
+        ({"graph": "\x00"}, "a file path cannot hold a NUL character"),
+        ({"graph": "f/ok3.gr\x00.txt"}, "a file path cannot hold a NUL character"),
+        ({"graph": "helsinki", "coords": "x\x00.co"}, "a file path cannot hold a NUL character"),
         ({"b_method": "delta_stepping", "compare": "1", "backend": "gpu"}, "backend 'gpu'"),
     ],
 )

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import panel as pn
 
 import engine
+from engine._text import ascii_int
 
 from ._page import soon
 from .loading import Loader
@@ -79,10 +80,11 @@ def _number(args: dict, key: str, default: int, least: int = 1) -> int:
     value = _one(args, key)
     if value is None:
         return default
-    if not value.isdigit() or int(value) < least:
+    number = ascii_int(value)
+    if number is None or number < least:
         msg = f"link: {key}={value!r} must be an integer ≥ {least}"
         raise DashboardError(msg)
-    return int(value)
+    return number
 
 
 def _config(args: dict, prefix: str, config) -> dict:
@@ -102,8 +104,8 @@ def _node(graph: engine.CSRGraph, args: dict, key: str) -> int | None:
     if value is None:
         return None
     try:
-        return graph.index_of(int(value))
-    except (ValueError, engine.FrontierError):
+        return graph.index_of(value)
+    except engine.FrontierError:
         msg = f"link: {key}={value!r} is not a node of {graph.name}"
         raise DashboardError(msg) from None
 

@@ -84,6 +84,9 @@ def checked_path(text: str) -> str:
     if not text:
         msg = "empty file path; type the path of a graph file"
         raise DashboardError(msg)
+    if "\x00" in text:
+        msg = f"{text!r}: a file path cannot hold a NUL character; type the path of a graph file"
+        raise DashboardError(msg)
     path = Path(text).expanduser()
     if not path.is_absolute():
         path = Path.cwd() / path
