@@ -3,7 +3,7 @@
 import pytest
 
 import engine
-from viz.links import LinkKeeper, apply_query, query_of
+from viz.links import LinkKeeper, apply_query, query_of, tolerate_any_query
 from viz.state import GraphChoice, Session
 
 
@@ -106,3 +106,21 @@ def test_presentation_mode_round_trips_and_a_bad_value_keeps_the_view(session):
     assert not apply_query(other, {"present": "yes"})
     assert "link: present='yes' is not one of 0, 1" in other.error
     assert other.present and other.runs is runs
+
+
+def test_a_link_naming_no_node_keeps_the_route(session):
+    """Issue 52: ``?present=1`` (the README's own link) keeps the default query's target."""
+    target = session.target
+    assert target is not None
+    assert apply_query(session, _as_panel_gives_them({"present": "1", "method": "bucketing"}))
+    assert session.target == target and session.present
+
+
+def test_panel_reads_a_query_it_cannot_parse_as_text():
+    """Issue 50: Panel's own query parsing raised on ``?foo=²`` and dropped the link."""
+    import panel.io.location
+
+    tolerate_any_query()
+    tolerate_any_query()  # once is enough; twice wraps nothing more
+    assert panel.io.location.parse_query("?foo=%C2%B2&a=3") == {"foo": "²", "a": "3"}
+    assert panel.io.location.parse_query("?a=3") == {"a": 3}  # Panel's own where it can

@@ -17,7 +17,7 @@ from viz.citymap import MapView
 from viz.controls import GraphControls, Player, QueryControls, RunControls
 from viz.explore import Explorer, ExploreView
 from viz.lessons import Lessons, LessonView
-from viz.links import LinkKeeper, lesson_of, open_link
+from viz.links import LinkKeeper, lesson_of, open_link, tolerate_any_query
 from viz.loading import Loader, LoadProgress
 from viz.narration import Caption, Describe
 from viz.quiz import Quiz, QuizView
@@ -25,6 +25,7 @@ from viz.state import GraphChoice, Session
 from viz.takeaway import TakeawayView
 
 pn.extension("filedropper", notifications=True, sizing_mode="stretch_width")
+tolerate_any_query()  # before the page's location is made from its link
 
 session = Session()
 session.load_graph(GraphChoice())

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 from functools import partial
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 import panel as pn
+import panel.io.location
 
 import engine
 from engine._text import ascii_int
@@ -33,6 +34,29 @@ from .state import (
 
 #: The settings of search A under their own names and of search B with ``b_`` before them.
 CONFIG_KEYS = ("method", "delta", "batch", "backend")
+
+
+def tolerate_any_query() -> None:
+    """Let Panel read every query string, whatever its values.
+
+    Panel's ``parse_query`` turns each value that ``str.isdigit`` accepts into an ``int``,
+    and ``int`` refuses ``²``: any link with such a value (even ``?foo=²``) failed in
+    Panel's own code as the page was made, dropping the whole link with a traceback in the
+    log. The values this app reads come from ``pn.state.session_args`` and are checked
+    here (`_number`); Panel's parsed copy is kept as text where it cannot parse it.
+    """
+    parse = panel.io.location.parse_query
+    if getattr(parse, "tolerant", False):
+        return
+
+    def parse_query(query: str) -> dict:
+        try:
+            return parse(query)
+        except ValueError:
+            return dict(parse_qsl(query[1:]))
+
+    parse_query.tolerant = True
+    panel.io.location.parse_query = parse_query
 
 
 def query_of(session: Session) -> dict[str, str]:
@@ -169,6 +193,8 @@ def apply_query(session: Session, args: dict) -> bool:
         target = _node(graph, args, "target")
     except DashboardError as exc:
         return session.fail(exc)
+    if source is None and "target" not in args:  # a link naming no node keeps the query
+        target = session.target
     done = session.configure(
         configs=configs,
         compare=compare,
