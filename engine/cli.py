@@ -37,6 +37,11 @@ EPILOG = (
 )
 
 
+#: The most text a DIMACS/PACE file may hold once decompressed, by default (MiB): the whole
+#: USA graph of the 9th DIMACS challenge is 1.3 GiB.
+MAX_TEXT_MB = 4096
+
+
 def _graph_options(p: argparse.ArgumentParser, *, many: bool = False) -> None:
     if many:
         p.add_argument("graphs", metavar="GRAPH", nargs="+", help="graphs to load (see below)")
@@ -67,6 +72,14 @@ def _graph_options(p: argparse.ArgumentParser, *, many: bool = False) -> None:
     )
     p.add_argument(
         "--no-cache", action="store_true", help="ignore the cache of graphs and contraction cores"
+    )
+    p.add_argument(
+        "--max-text-mb",
+        type=_count("--max-text-mb"),
+        default=MAX_TEXT_MB,
+        metavar="MB",
+        help="DIMACS/PACE: refuse a file of more text than this once decompressed; comments "
+        "are not held (default: %(default)s MiB)",
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -332,6 +345,7 @@ def _load(args, spec):
         weights=args.weights,
         cache=not args.no_cache,
         coordinates=args.coords or "auto",
+        max_bytes=args.max_text_mb * 2**20,
     )
 
 

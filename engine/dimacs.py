@@ -72,37 +72,69 @@ def read_bytes(
     try:
         with opener(path, "rb") as f:
             if head is not None:
-                return f.read(head)
-            data = _read_upto(f, limit)
+                data = f.read(head)
+                _no_nul(data, path.name)
+                return data
+            data = _read_text(f, limit, path.name)
     except (EOFError, lzma.LZMAError, ValueError, OSError) as exc:
-        if isinstance(exc, FileNotFoundError):
+        if isinstance(exc, FileNotFoundError | GraphFormatError):
             raise
         msg = f"{path.name}: cannot decompress ({exc}); the file is corrupt or truncated"
         raise GraphFormatError(msg) from None
-    if limit >= 0 and len(data) > limit:
-        msg = (
-            f"{path.name} holds more than {limit / 2**20:,.0f} MiB of text once decompressed; "
-            "that is more than this server takes (use the CLI for large graphs)"
-        )
-        raise GraphFormatError(msg)
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n")  # CRLF files; a lone CR is a malformed line
     if not data.strip():
         msg = f"{path.name} is empty; give {want}"
         raise GraphFormatError(msg)
     return data
 
 
-def _read_upto(f, limit: int) -> bytes:
-    """All of ``f``, or its first ``limit + 1`` bytes, in chunks (a single ``read(limit)``
-    would allocate ``limit`` bytes however small the file)."""
-    if limit < 0:
-        return f.read()
-    chunks, size = [], 0
-    while size <= limit and (chunk := f.read(min(1 << 22, limit + 1 - size))):
-        chunks.append(chunk)
+#: A comment line's text (its newline stays, so line numbers keep their meaning).
+_COMMENT = re.compile(rb"^[ \t]*c[^\n]*", re.MULTILINE)
+#: Bytes read and filtered at a time.
+CHUNK_BYTES = 1 << 22
+
+
+def _read_text(f, limit: int, name: str) -> bytes:
+    """The text of ``f`` read a chunk at a time, without its comments: each comment line is
+    kept as an empty line, and CRLF ends become LF, so a file of a gigabyte of comments
+    holds one byte a line. A NUL byte is refused at once, naming its line and byte; more
+    than ``limit`` bytes of text (when ``limit`` ≥ 0) too."""
+    kept, size, lines, rest = [], 0, 0, b""
+    while chunk := f.read(CHUNK_BYTES):
         size += len(chunk)
-    return b"".join(chunks)
+        if 0 <= limit < size:
+            msg = (
+                f"{name} holds more than {limit / 2**20:,.0f} MiB of text once decompressed, "
+                "the most allowed here; the CLI takes more with --max-text-mb"
+            )
+            raise GraphFormatError(msg)
+        _no_nul(chunk, name, lines=lines, before=size - len(chunk))  # rest holds no newline
+        text = rest + chunk
+        end = text.rfind(b"\n") + 1
+        lines += text.count(b"\n", 0, end)
+        kept.append(_filtered(text[:end]))
+        rest = text[end:]
+    kept.append(_filtered(rest))
+    return b"".join(kept)
+
+
+def _filtered(text: bytes) -> bytes:
+    if b"\r" in text:
+        text = text.replace(b"\r\n", b"\n")  # CRLF files; a lone CR is a malformed line
+    return _COMMENT.sub(b"", text) if b"c" in text else text
+
+
+def _no_nul(chunk: bytes, name: str, *, lines: int = 0, before: int = 0) -> None:
+    """Refuse ``chunk`` (of a file whose earlier ``before`` bytes hold ``lines`` lines) if
+    it holds a NUL byte: a graph file is text, and a file cut short or padded with zeros
+    shows it at once."""
+    at = chunk.find(b"\x00")
+    if at >= 0:
+        line = lines + chunk.count(b"\n", 0, at) + 1
+        msg = (
+            f"{name}, line {line:,}, byte {before + at + 1:,}: a NUL byte; a graph file is "
+            "text (is it padded with zeros, or not a graph file?)"
+        )
+        raise GraphFormatError(msg)
 
 
 def looks_like_dimacs(data: bytes) -> bool:
@@ -181,7 +213,8 @@ def read_dimacs(
         msg = f"{path.name}, line {line}: {text!r} is not a comment or a {want} line"
         raise GraphFormatError(msg)
     body = data[: header.start()] + data[header.end() :]
-    table = _parse_table(body, [1, 2, 3] if kind == "sp" else [0, 1], path.name)
+    bounds = f"node ids are at most {n:,} and weights at most {MAX_WEIGHT:,}"
+    table = _parse_table(body, [1, 2, 3] if kind == "sp" else [0, 1], path.name, bounds)
     if len(table) != m:
         msg = (
             f"{path.name}: the header promises {m} {'arcs' if kind == 'sp' else 'edges'} but "
@@ -283,7 +316,9 @@ def read_coordinates(
         text = bad.group().decode(errors="replace")[:60]
         msg = f"{path.name}, line {line}: {text!r} is not a comment or a 'v ID X Y' line"
         raise GraphFormatError(msg)
-    table = _parse_table(data[: header.start()] + data[header.end() :], [1, 2, 3], path.name)
+    bounds = f"node ids are at most {n:,} and coordinates millionths of a degree (±180,000,000)"
+    body = data[: header.start()] + data[header.end() :]
+    table = _parse_table(body, [1, 2, 3], path.name, bounds)
     ids = table[:, 0]
     if ids.size and (ids.min() < 1 or ids.max() > n):
         wrong = ids[(ids < 1) | (ids > n)][0]
@@ -309,16 +344,15 @@ def read_coordinates(
     return lon, lat
 
 
-def _parse_table(body: bytes, usecols: list[int], filename: str) -> np.ndarray:
+def _parse_table(body: bytes, usecols: list[int], filename: str, bounds: str) -> np.ndarray:
     """The numbers of the data lines in columns ``usecols``: ``u v w`` of ``a u v w`` lines,
-    ``u v`` of PACE lines, ``id x y`` of ``v id x y`` lines."""
+    ``u v`` of PACE lines, ``id x y`` of ``v id x y`` lines; ``bounds`` says what the
+    numbers may be, for a number too big for 64 bits."""
     import pandas as pd
 
     width = len(usecols)
 
-    if re.search(rb"^[ \t]*c", body, re.MULTILINE):
-        body = b"\n".join(ln for ln in body.splitlines() if not ln.lstrip().startswith(b"c"))
-    text = body.strip()
+    text = body.strip()  # comment lines were emptied as the file was read (`_read_text`)
     if not text:
         return np.zeros((0, width), dtype=np.int64)
     try:
@@ -335,7 +369,7 @@ def _parse_table(body: bytes, usecols: list[int], filename: str) -> np.ndarray:
         if huge is not None:
             msg = (
                 f"{filename}: the number {huge.group()[:30].decode()} does not fit 64 bits; "
-                f"weights are at most {MAX_WEIGHT}"
+                f"{bounds}"
             )
             raise WeightOverflowError(msg) from None
         first = str(exc).splitlines()[0]

@@ -14,6 +14,7 @@ import engine
 from engine import dimacs, load_graph, osm
 
 from .graphs import load_shared, shared_path, write_osm_grid
+from .test_cli import run_cli
 
 PACE_TEXT = b"c tiny PACE graph\np tw 4 3\n1 2\n2 3\n3 1\n"
 DIMACS_TEXT = b"c tiny DIMACS graph\np sp 3 4\na 1 2 7\na 2 3 0\na 1 2 3\na 3 1 5\n"
@@ -494,3 +495,52 @@ def test_a_path_that_is_no_regular_file_says_what_it_is(tmp_path):
     (tmp_path / "s.gr").write_text("p sp 2 1\na 1 2 1\n")
     with pytest.raises(engine.GraphNotFoundError, match=r"coordinate file .* is a folder"):
         load_graph(tmp_path / "s.gr", coordinates=tmp_path, cache=False)
+
+
+def test_comments_are_read_without_being_held(tmp_path):
+    """Issue 50: a file of mostly comments keeps one byte a comment line, and an error after
+    them still names its line."""
+    body = b"c " + b"x" * 200 + b"\n"
+    path = tmp_path / "c.gr.gz"
+    with gzip.open(path, "wb") as f:
+        f.write(b"p sp 3 2\r\n" + body * 40_000 + b"a 1 2 1\r\n  c indented\na 2 3 1\n")
+    data = dimacs.read_bytes(path)
+    assert len(data) < 40_100 and b"c" not in data and b"\r" not in data
+    assert load_graph(path, cache=False).n_arcs == 2
+    path.write_bytes(gzip.compress(b"p sp 3 2\n" + body * 1000 + b"a 1 2 1\na 2 3 x\n"))
+    with pytest.raises(engine.GraphFormatError, match=re.escape("line 1003: 'a 2 3 x'")):
+        load_graph(path, cache=False)
+
+
+def test_decompressed_text_is_bounded_and_the_cli_can_raise_the_bound(tmp_path):
+    path = tmp_path / "big.gr.bz2"
+    path.write_bytes(bz2.compress(b"p sp 3 2\na 1 2 1\na 2 3 1\n" + b"c " * 2**20))
+    with pytest.raises(engine.GraphFormatError, match="more than 1 MiB of text once decomp"):
+        load_graph(path, cache=False, max_bytes=2**20)
+    done = run_cli("info", str(path), "--max-text-mb", "1")
+    assert done.returncode == 2 and "--max-text-mb" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert run_cli("info", str(path), "--max-text-mb", "3").returncode == 0
+
+
+def test_a_nul_byte_is_refused_at_once_by_line_and_byte(tmp_path):
+    """Issue 50: a small graph padded with zeros (a sparse file) is refused from its first
+    bytes, naming where the zeros start; so is a NUL in a later chunk."""
+    path = tmp_path / "s.gr"
+    path.write_bytes(b"p sp 3 2\na 1 2 1\na 2 3 1\n")
+    os.truncate(path, 2**26)
+    where = "s.gr, line 4, byte 26: a NUL byte"
+    with pytest.raises(engine.GraphFormatError, match=re.escape(where)):
+        load_graph(path, cache=False)
+    lines = b"p sp 3 2\n" + b"c\n" * dimacs.CHUNK_BYTES
+    path.write_bytes(lines + b"a 1 2 1\x00\n")
+    where = f"line {dimacs.CHUNK_BYTES + 2:,}, byte {len(lines) + 8:,}: a NUL byte"
+    with pytest.raises(engine.GraphFormatError, match=re.escape(where)):
+        load_graph(path, cache=False)
+
+
+def test_a_huge_number_in_a_coordinate_file_names_coordinates(tmp_path):
+    (tmp_path / "g.gr").write_text("p sp 2 1\na 1 2 1\n")
+    (tmp_path / "g.co").write_text("p aux sp co 2\nv 1 1 1\nv 2 99999999999999999999999 1\n")
+    with pytest.raises(engine.WeightOverflowError, match="coordinates millionths of a degree"):
+        load_graph(tmp_path / "g.gr", cache=False)
