@@ -6,6 +6,7 @@ import errno
 import numbers
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -111,13 +112,18 @@ def adaptive(value, graph: CSRGraph, method: Method) -> _adaptive.AdaptiveDelta 
     return rule.for_method(method.asynchronous)
 
 
-def batch_size(value) -> int:
-    """Return the batch size if it is an integer ≥ 1."""
-    value = _integer(value, "batch size")
+def count(value, what: str) -> int:
+    """Return ``value`` if it is an integer ≥ 1 (a NumPy integer too)."""
+    value = _integer(value, what)
     if value < 1:
-        msg = f"batch size must be ≥ 1, got {value}"
+        msg = f"{what} must be ≥ 1, got {value}"
         raise ParameterError(msg)
     return value
+
+
+def batch_size(value) -> int:
+    """Return the batch size if it is an integer ≥ 1."""
+    return count(value, "batch size")
 
 
 def graph(value) -> CSRGraph:
@@ -141,8 +147,16 @@ def node(value, graph: CSRGraph, what: str) -> int:
 
 def nodes(values, graph: CSRGraph, what: str) -> np.ndarray:
     """Return ``values`` as an ``int64`` array of CSR indices of ``graph``, each checked (an
-    empty list is refused)."""
+    empty list is refused; a generator is read once; a set, which has no order, is refused)."""
+    if isinstance(values, set | frozenset | dict):
+        msg = f"{what}: a {type(values).__name__} has no order; give a list or an array of nodes"
+        raise ParameterError(msg)
+    if isinstance(values, Iterator):
+        values = list(values)
     array = np.asarray(values)
+    if array.ndim == 0:
+        msg = f"{what} must be a list or an array of node indices, got {values!r}; give [v] for one"
+        raise ParameterError(msg)
     if array.ndim != 1 or array.size == 0:
         msg = f"{what}: give at least one node"
         raise ParameterError(msg)

@@ -145,7 +145,8 @@ def many_to_many(
         Bound on one chunk's matrix on the host (default: `DEFAULT_CHUNK_BYTES`, and none
         for the batched GPU kernel, whose chunks are sized to the GPU's free memory).
     workers : int
-        Processes for the CPU searches (1: in this process).
+        Processes for the CPU searches (1: in this process), at most one a core this
+        process may use and one a distinct source: more are not started.
     on_chunk : callable, optional
         Called with (rows, distances) of each chunk as it finishes.
     keep : bool
@@ -167,10 +168,9 @@ def many_to_many(
         msg = "predecessors are kept with the matrix: keep=False would drop them"
         raise ParameterError(msg)
     rows_of, columns = matrix_nodes(graph, sources, targets)
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        msg = f"workers must be an integer ≥ 1, got {workers!r}"
-        raise ParameterError(msg)
+    workers = _validate.count(workers, "workers")
     unique, first = np.unique(rows_of, return_inverse=True)
+    workers = min(workers, default_workers(), len(unique))  # a process a core, a tree each
     width = columns.size + (graph.n_nodes if predecessors else 0)
     if batched:
         from . import _gpu_many

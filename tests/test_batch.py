@@ -9,7 +9,7 @@ import pytest
 from scipy.sparse.csgraph import dijkstra
 
 import engine
-from engine import UNREACHABLE, many_to_many
+from engine import UNREACHABLE, batch, many_to_many
 from engine.search import from_scipy
 
 from .graphs import check_tree, grid_graph, random_graph
@@ -102,14 +102,37 @@ def test_chunks_streaming_and_workers_give_the_same_matrix():
         (dict(sources=[0.5]), "must be node indices"),
         (dict(sources=[0], targets=[-1]), "targets: -1 is not a node index"),
         (dict(sources=[0], memory_bytes=100), "more than the memory bound"),
-        (dict(sources=[0], workers=0), "workers must be an integer ≥ 1"),
+        (dict(sources=[0], workers=0), "workers must be ≥ 1"),
         (dict(sources=[0], method="warp"), "warp"),
+        # issue 50
+        (dict(sources={0, 1}), "a set has no order; give a list"),
+        (dict(sources=3), "must be a list or an array of node indices, got 3; give"),
+        (dict(sources=[0], workers=2.0), "workers must be an integer"),
     ],
 )
 def test_bad_input_is_one_line(call, message):
     g = _awkward_graph(5)
     with pytest.raises(engine.FrontierError, match=message):
         many_to_many(g, **call)
+
+
+def test_workers_are_bounded_by_the_cores_and_the_sources(monkeypatch):
+    """Issue 50: ``workers=3000`` for 3 trees started 3,000 processes; a NumPy integer and a
+    generator of sources are taken."""
+    started = []
+
+    class Pool(batch.ProcessPoolExecutor):
+        def __init__(self, workers, **kwargs):
+            started.append(workers)
+            super().__init__(workers, **kwargs)
+
+    monkeypatch.setattr(batch, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(batch, "default_workers", lambda: 2)
+    g = _awkward_graph(5)
+    m = many_to_many(g, (v for v in (0, 1, 2)), method="dijkstra", workers=3000)
+    np.testing.assert_array_equal(m.dist, _reference(g, [0, 1, 2]))
+    many_to_many(g, [4], method="dijkstra", workers=np.int64(2))
+    assert started == [2]  # one source alone runs in this process
 
 
 def _cli(*args, cwd):
