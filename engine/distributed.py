@@ -93,7 +93,8 @@ def _describe(ref: GraphRef) -> tuple[int, int]:
 def connect(cluster: str, *, workers: int | None = None):
     """A ``distributed.Client`` of ``cluster`` (``local``, ``local-gpu`` or a scheduler's
     ``tcp://HOST:PORT``), closed on leaving, with the cluster when it was started here;
-    ``workers`` sizes a local cluster.
+    ``workers`` sizes a local cluster: at most one CPU worker a core (one a GPU for
+    ``local-gpu``).
 
     Raises
     ------
@@ -105,7 +106,8 @@ def connect(cluster: str, *, workers: int | None = None):
     distributed = _dask()
     quiet = {"silence_logs": 40, "dashboard_address": ":0"}  # errors only; any free port
     if cluster == "local":
-        count = workers or min(MAX_LOCAL_WORKERS, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+        count = min(workers, cores) if workers else min(MAX_LOCAL_WORKERS, cores)
         started = distributed.LocalCluster(
             n_workers=count, threads_per_worker=1, processes=True, **quiet
         )
