@@ -701,9 +701,7 @@ def _study(args) -> int:
 
 
 def _run_study(args, client) -> int:
-    from tqdm import tqdm
-
-    from . import experiments, plots
+    from . import experiments
 
     graph = _load(args, args.graph)
     deltas = experiments.parse_deltas(args.deltas, graph)
@@ -723,15 +721,32 @@ def _run_study(args, client) -> int:
         delta_specs=[s for s, _ in deltas], batches=batches, target_rank=target_rank,
         repeat=repeat, started=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     )  # fmt: skip
-    files = experiments.StudyFiles(Path(args.out), args.command, meta, resume=args.resume)
     queries = experiments.study_queries(graph, sources, args.command, target_rank)
+    files = experiments.StudyFiles(Path(args.out), args.command, meta, resume=args.resume)
     per_query = experiments.searches_per_query(methods, deltas, batches, repeat)
     cells = dict(methods=methods, deltas=deltas, batches=batches, backend=args.backend,
                  repeat=repeat)  # fmt: skip
+    try:
+        _study_into(files, args, graph, queries, per_query, cells, client)
+    finally:
+        files.close()
+    inexact = sum(row["exact"] != "True" for row in files.rows)
+    if inexact:
+        print(f"frontier: {inexact} searches differ from SciPy's Dijkstra", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _study_into(files, args, graph, queries, per_query, cells, client) -> None:
+    """Run the study's cells not done yet, appending each row to ``files``, and finish."""
+    from tqdm import tqdm
+
+    from . import experiments, plots
+
     if client is not None:
         ref = _spread(client, args, graph)
-        meta["cluster"] = {"address": client.scheduler.address,
-                           "workers": distributed.describe_workers(client)}  # fmt: skip
+        files.meta["cluster"] = {"address": client.scheduler.address,
+                                 "workers": distributed.describe_workers(client)}  # fmt: skip
     files.start()
     bar = tqdm(total=per_query * len(queries), unit="search", file=sys.stderr,
                initial=len(files.done), desc=args.command)  # fmt: skip
@@ -752,11 +767,6 @@ def _run_study(args, client) -> int:
         bar.close()
     files.finish(plots.sweep_png if args.command == "sweep" else plots.ranks_png)
     print(f"wrote {files.csv}, {files.json} and {files.png} ({len(files.rows)} searches)")
-    inexact = sum(row["exact"] != "True" for row in files.rows)
-    if inexact:
-        print(f"frontier: {inexact} searches differ from SciPy's Dijkstra", file=sys.stderr)
-        return 1
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

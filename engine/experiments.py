@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import fcntl
 import functools
 import json
 import os
@@ -194,6 +195,14 @@ def study_queries(
                 f"({reached:,}); give a smaller rank"
             )
             raise ParameterError(msg)
+    if not queries:  # ranks of sources that reach no other node
+        ids = ", ".join(str(graph.node_ids[int(s)]) for s in sources[:5])
+        who = f"source {ids} reaches" if len(sources) == 1 else f"sources {ids} reach"
+        msg = (
+            f"no ranks to study: {who} no other node; "
+            "choose other sources (--seed) or a connected graph"
+        )
+        raise ParameterError(msg)
     return queries
 
 
@@ -361,7 +370,12 @@ SAME_FOR_RESUME = ("graph", "nodes", "arcs", "weights", "seed", "sources", "targ
 
 class StudyFiles:
     """``DIR/NAME.csv`` (rows appended as they come, so an interrupted study resumes from
-    it), ``DIR/NAME.json`` and ``DIR/NAME.png`` (written whole at the end)."""
+    it), ``DIR/NAME.json`` and ``DIR/NAME.png`` (written whole at the end).
+
+    One study writes into a folder at a time: ``DIR/.NAME.lock`` is locked (``flock``)
+    while this object is open, and a second writer is refused (two at once wrote every
+    cell twice). The lock goes with `close` or with the process.
+    """
 
     def __init__(self, folder: Path, name: str, meta: dict, *, resume: bool):
         self.folder, self.name = Path(folder), name
@@ -378,15 +392,33 @@ class StudyFiles:
         if not os.access(self.folder, os.W_OK):
             msg = f"cannot write into {folder}: the folder is not writable"
             raise ParameterError(msg)
+        self._lock = (self.folder / f".{name}.lock").open("a")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.close()
+            msg = (
+                f"another {name} is writing into {folder} now; wait for it to end, or "
+                "give another --out"
+            )
+            raise ParameterError(msg) from None
         self.rows: list[dict] = []
-        if self.csv.is_file():
-            if not resume:
-                msg = f"{self.csv} exists; add --resume to go on with it, or use another --out"
-                raise ParameterError(msg)
-            self._check_same(meta)
-            self._drop_cut_line()
-            self.rows = read_rows(self.csv)
         self.meta = meta
+        try:
+            if self.csv.is_file():
+                if not resume:
+                    msg = f"{self.csv} exists; add --resume to go on with it, or use another --out"
+                    raise ParameterError(msg)
+                self._check_same(meta)
+                self._drop_cut_line()
+                self.rows = read_rows(self.csv)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Let another study write into the folder."""
+        self._lock.close()
 
     def _check_same(self, meta: dict) -> None:
         try:

@@ -222,3 +222,22 @@ def test_cells_are_exact_on_each_backend(backend):
     )  # fmt: skip
     assert len(rows) == 2 * (3 * 3 * 2 + 2) and all(r["exact"] for r in rows)
     assert {r["rank"] for r in rows} == {6}
+
+
+def test_a_second_writer_into_a_study_folder_is_refused(tmp_path):
+    """Issue 50: two sweeps at once into one folder wrote every cell twice."""
+    meta = {"graph": "g"}
+    first = experiments.StudyFiles(tmp_path / "o", "sweep", meta, resume=False)
+    with pytest.raises(engine.ParameterError, match="another sweep is writing into"):
+        experiments.StudyFiles(tmp_path / "o", "sweep", meta, resume=True)
+    first.start()
+    first.close()
+    experiments.StudyFiles(tmp_path / "o", "sweep", meta, resume=True).close()
+
+
+def test_ranks_of_sources_that_reach_nothing_are_refused_and_write_nothing(tmp_path):
+    """Issue 50: it said "wrote .../ranks.csv (0 searches)" and wrote no CSV."""
+    (tmp_path / "u.gr").write_text("p sp 3 0\n")
+    done = _cli("ranks", str(tmp_path / "u.gr"), "--sources", "2", "--out", str(tmp_path / "rk"))
+    assert done.returncode == 2 and "no other node" in done.stderr, done.stderr
+    assert not (tmp_path / "rk").exists()
