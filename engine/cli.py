@@ -279,6 +279,23 @@ def _picture_parser(sub, name: str, what: str) -> None:
                        help="the frame to draw (default: the last)")  # fmt: skip
     p.add_argument("--size", metavar="WxH", help="picture size (default: 800 wide, the "
                    "graph's shape)")  # fmt: skip
+    p.set_defaults(parser=p)  # a replay refuses the search options given (`_not_for_replay`)
+
+
+#: The options that choose a graph or a search, which a replay has recorded already.
+SEARCH_FLAGS = ("network", "weight", "weights", "coords", "source", "target", "method",
+                "delta", "batch", "backend")  # fmt: skip
+
+
+def _not_for_replay(args) -> None:
+    """Refuse search options given with a replay: it is drawn as it was recorded."""
+    given = [f"--{d}" for d in SEARCH_FLAGS if getattr(args, d) != args.parser.get_default(d)]
+    if given:
+        msg = (
+            f"{', '.join(given)} cannot change a replay, which draws its recorded search; "
+            "leave them out, or give the graph instead of the replay"
+        )
+        raise ParameterError(msg)
 
 
 def _study_parser(sub, name: str, what: str) -> None:
@@ -425,6 +442,9 @@ def _output(given: str | None, suffix: str) -> Path | None:
     out = Path(given)
     if out.is_dir():
         msg = f"--out {given} is a folder; give a file name ending in {suffix}"
+        raise ParameterError(msg)
+    if out.name.lower() == suffix:  # a name that is all extension: Path(".npz").suffix is ""
+        msg = f"--out {given} has no name before {suffix}; give one like result{suffix}"
         raise ParameterError(msg)
     if out.suffix.lower() != suffix:
         msg = f"--out {given} must end in {suffix}"
@@ -637,6 +657,7 @@ def _picture(args) -> int:
     _output(args.out, Path(args.out).suffix.lower())
     size = parse_size(args.size) if args.size else None
     if args.graph.lower().endswith(SUFFIX):
+        _not_for_replay(args)
         result, source = replay.load(args.graph)
     else:
         m = _validate.method(args.method)

@@ -20,7 +20,7 @@ from ._errors import FrontierError
 from .adaptive import AdaptiveDelta
 from .graph import graph_arrays, graph_from_arrays
 from .io import DAMAGED, write_atomic
-from .methods import Counters
+from .methods import BACKENDS, METHODS, Counters
 from .recording import FRAME_FIELDS, Recording, frame_threshold
 from .search import SSSPResult
 
@@ -86,6 +86,9 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
                 msg = f"{path} is not a Frontier replay (no run record); save one as FILE{SUFFIX}"
                 raise ReplayError(msg)
             run = json.loads(str(z["run"]))
+            if not isinstance(run, dict):
+                msg = f"{path} is a corrupt replay (its run is no record); record it again"
+                raise ReplayError(msg)
             if run.get("format") not in (FORMAT, FORMAT_1):
                 msg = (
                     f"{path} is a replay of another Frontier version ({run.get('format')!r}, "
@@ -93,6 +96,7 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
                 )
                 raise ReplayError(msg)
             graph = graph_from_arrays(z, "graph.")
+            _check_run(run, graph.n_nodes, path)
             buckets = z["buckets"] if "buckets" in z else None
             rec = Recording(
                 graph.n_nodes, delta=run["recording_delta"], with_buckets=buckets is not None
@@ -116,7 +120,8 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
         raise ReplayError(msg) from None
     sizes = {rec.reached_at.size, rec.near_at.size, rec.settled_at.size, distances.size}
     logged = int(rec.frames[-1, FRAME_FIELDS.index("relaxed_entries")]) if len(rec) else 0
-    bad_log = rec.relax_log.size != logged or (rec.relax_log >= graph.n_nodes).any()
+    log = rec.relax_log
+    bad_log = log.size != logged or (log.size and (log.min() < 0 or log.max() >= graph.n_nodes))
     if sizes != {graph.n_nodes} or rec.frames.shape[1:] != (len(FRAME_FIELDS),) or bad_log:
         msg = f"{path} is a corrupt replay (its arrays do not fit its graph); record it again"
         raise ReplayError(msg)
@@ -138,6 +143,42 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
         adaptive=_rule(run.get("delta_rule"), graph),
     )
     return result, run["graph_source"]
+
+
+#: The run record's fields and what each must be (JSON's types), beside the format.
+_FIELDS = {
+    "method": str, "backend": str, "device": str, "delta": (int, type(None)),
+    "batch_size": int, "source": int, "target": (int, type(None)), "counters": dict,
+    "elapsed_s": (int, float), "setup_s": (int, float), "settled_below": (int, type(None)),
+    "recording_delta": (int, type(None)), "graph_source": dict,
+}  # fmt: skip
+
+
+def _check_run(run: dict, n_nodes: int, path: Path) -> None:
+    """Refuse a run record that a search cannot have written: a missing or mistyped field,
+    an unknown or unrecordable method or backend, unknown counters, a source or target
+    that is not a node of the replay's graph."""
+
+    def corrupt(what: str) -> ReplayError:
+        return ReplayError(f"{path} is a corrupt replay ({what}); record it again")
+
+    for key, kind in _FIELDS.items():
+        value = run.get(key, ...)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise corrupt(f"its {key} is {value!r}")
+    method = METHODS.get(run["method"])
+    if method is None or method.asynchronous:
+        raise corrupt(f"{run['method']!r} is not a recordable method")
+    if run["backend"] not in BACKENDS[1:]:
+        raise corrupt(f"backend {run['backend']!r}")
+    unknown = set(run["counters"]) - set(Counters().as_dict())
+    if unknown or not all(type(v) is int for v in run["counters"].values()):
+        raise corrupt(f"counters {sorted(unknown) or run['counters']}")
+    for key in ("source", "target"):
+        if run[key] is not None and not 0 <= run[key] < n_nodes:
+            raise corrupt(f"its {key} {run[key]} is not a node of its {n_nodes:,}-node graph")
+    if (run["delta"] is not None and run["delta"] < 1) or run["batch_size"] < 1:
+        raise corrupt(f"Δ {run['delta']}, batch size {run['batch_size']}")
 
 
 def _rule(fields: dict | None, graph) -> AdaptiveDelta | None:

@@ -195,6 +195,7 @@ def test_info_says_whether_coordinates_were_found(capsys, tmp_path):
         (["matrix", "helsinki", "--sources", "2", "--targets", "0"], "--targets must be a count"),
         (["solve", "helsinki", "--out", "/tmp"], "is a folder"),
         (["solve", "helsinki", "--out", "/tmp/result.bin"], "must end in .npz"),
+        (["solve", "helsinki", "--out", ".npz"], "has no name before .npz"),
         (["bench", "helsinki", "--out", "/tmp/rows.txt"], "must end in .json"),
         (["bogus"], "invalid choice: 'bogus'"),
         (["animate", "helsinki", "--method", "dijkstra", "--out", "/tmp/a.gif"], "no iterations"),

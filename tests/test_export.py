@@ -2,7 +2,9 @@
 
 import csv
 import io
+import json
 import os
+import re
 import subprocess
 import sys
 
@@ -159,6 +161,44 @@ def test_bad_replays_are_one_line(run, tmp_path):
         replay.load(tmp_path / "missing.frontier.npz")
 
 
+def _edited(good, path, *, run=None, **arrays):
+    """A copy of the replay ``good`` at ``path`` with ``run`` changes to its record (a whole
+    new record if not a dict) and other arrays replaced."""
+    with np.load(good) as z:
+        data = dict(z)
+    record = json.loads(str(data["run"]))
+    record = record | run if isinstance(run, dict) else (record if run is None else run)
+    data |= arrays | {"run": np.array(json.dumps(record))}
+    np.savez(path, **data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("run_edit", "arrays", "message"),
+    [
+        ([1, 2], {}, "its run is no record"),
+        ({"counters": {"iterations": 3, "warp": 1}}, {}, "counters ['warp']"),
+        ({"method": "astar"}, {}, "'astar' is not a recordable method"),
+        ({"method": "near_far_async"}, {}, "not a recordable method"),
+        ({"source": 10**9}, {}, "its source 1000000000 is not a node"),
+        ({"source": -7}, {}, "its source -7 is not a node"),
+        ({"target": "x"}, {}, "its target is 'x'"),
+        ({"batch_size": True}, {}, "its batch_size is True"),
+        ({}, {"relax_log": "negative"}, "its arrays do not fit its graph"),
+    ],
+)
+def test_crafted_replays_are_one_line(run, tmp_path, run_edit, arrays, message):
+    """Issue 50: crafted run records gave TypeError, AttributeError, KeyError and
+    IndexError tracebacks, and a source of -7 was drawn as another node."""
+    good = export.export(run, tmp_path / "good.frontier.npz")
+    if arrays.get("relax_log") == "negative":
+        with np.load(good) as z:
+            arrays = {"relax_log": -np.ones_like(z["relax_log"])}
+    bad = _edited(good, tmp_path / "bad.frontier.npz", run=run_edit, **arrays)
+    with pytest.raises(replay.ReplayError, match=re.escape(message)):
+        replay.load(bad)
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -229,6 +269,11 @@ def test_cli_animate_and_frame(tmp_path):
     assert done.returncode == 0, done.stderr
     with Image.open(tmp_path / "h.png") as picture:
         assert picture.size == (400, 300)
+    # issue 50: a replay draws its recorded search; search options are refused, not ignored
+    done = _cli("frame", "h.frontier.npz", "--out", "o.png", "--method", "bucketing",
+                "--source", "3", "--delta", "5", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2 and not (tmp_path / "o.png").exists()
+    assert "--source, --method, --delta cannot change a replay" in done.stderr
     for args, needle in (
         (("frame", "helsinki", "--out", "x.gif"), "must end in .png"),
         (("animate", "helsinki", "--out", "x.png"), "frontier frame draws PNGs"),
