@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ._errors import GraphFormatError, OfflineError, ParameterError
-from .graph import CSRGraph, from_arcs
+from .graph import MAX_WEIGHT, CSRGraph, from_arcs
 
 #: Network types, and their names in pyrosm and osmnx.
 NETWORKS = {
@@ -61,7 +61,16 @@ def arcs_from_networkx(G) -> dict[str, np.ndarray]:
     if G.number_of_nodes() == 0 or G.number_of_edges() == 0:
         msg = "the OSM data holds no roads of that network type; try another network or file"
         raise GraphFormatError(msg)
+    if not G.is_directed():  # GraphML with edgedefault="undirected": each edge both ways
+        G = G.to_directed()
+    _check_nodes(G)
     G = ox.truncate.largest_component(G, strongly=True)
+    if G.number_of_edges() == 0:
+        msg = (
+            "no part of these roads lets every node reach every other (one-way streets "
+            "only?); try --network walk, or a larger extract"
+        )
+        raise GraphFormatError(msg)
     try:
         try:
             G = ox.routing.add_edge_speeds(G)
@@ -79,22 +88,83 @@ def arcs_from_networkx(G) -> dict[str, np.ndarray]:
     for u, v, data in G.edges(data=True):
         tails.append(index[int(u)])
         heads.append(index[int(v)])
-        length.append(float(data.get("length", 0.0)))
-        travel.append(float(data.get("travel_time", 0.0)))
-    return {
+        length.append(_number(data.get("length", 0.0)))
+        travel.append(_number(data.get("travel_time", 0.0)))
+    arcs = {
         "node_ids": node_ids,
         "lon": lon,
         "lat": lat,
         "tails": np.array(tails, dtype=np.int64),
         "heads": np.array(heads, dtype=np.int64),
-        "length_cm": np.rint(np.array(length) * SCALE["length"]).astype(np.int64),
-        "travel_ms": np.rint(np.array(travel) * SCALE["travel_time"]).astype(np.int64),
     }
+    for weight, values, field in (("length", length, "length_cm"),
+                                  ("travel_time", travel, "travel_ms")):  # fmt: skip
+        arcs[field], problem = _fixed_point(np.array(values), weight, arcs)
+        if problem:
+            arcs[f"{weight}_problem"] = np.array(problem)
+    return arcs
+
+
+def _number(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):  # a GraphML attribute of text: refused as not finite
+        return float("nan")
+
+
+def _check_nodes(G) -> None:
+    """Refuse nodes whose id does not fit 64 bits or whose coordinates are missing or off
+    the globe, naming the first."""
+    for v, data in G.nodes(data=True):
+        if not isinstance(v, int | np.integer) or not -(2**63) <= int(v) < 2**63:
+            msg = f"node id {str(v)[:40]!r} is not an integer of 64 bits; ids must be OSM ids"
+            raise GraphFormatError(msg)
+        for key, name, bound in (("x", "longitude", 180), ("y", "latitude", 90)):
+            value = _number(data.get(key))
+            if not -bound <= value <= bound:  # NaN too
+                what = "no" if key not in data else f"{data[key]!r} for its"
+                msg = (
+                    f"node {v} has {what} {name} ('{key}'); every node needs a {name} within "
+                    f"±{bound}° (osmnx's save_graphml writes x and y)"
+                )
+                raise GraphFormatError(msg)
+
+
+#: What an arc's weight in each unit cannot be, in words for the message.
+_UNITS = {"length": ("length", "m"), "travel_time": ("travel time", "s")}
+
+
+def _fixed_point(values: np.ndarray, weight: str, arcs: dict) -> tuple[np.ndarray, str]:
+    """``values`` (metres or seconds) as integer weights, and the reason they cannot be
+    (empty when they can): an arc of no finite value (a speed of 0 km/h gives an infinite
+    travel time), or one larger than `MAX_WEIGHT` units."""
+    scaled = values * SCALE[weight]
+    bad = ~np.isfinite(scaled) | (scaled > MAX_WEIGHT)
+    if not bad.any():
+        return np.rint(scaled).astype(np.int64), ""
+    k = int(np.flatnonzero(bad)[0])
+    ids = arcs["node_ids"]
+    road = f"the road from node {ids[arcs['tails'][k]]} to {ids[arcs['heads'][k]]}"
+    word, unit = _UNITS[weight]
+    if weight == "travel_time" and np.isinf(values[k]):
+        why = f"{road} has a speed of 0 km/h (maxspeed=0?), so no travel time"
+    elif not np.isfinite(values[k]):
+        why = f"{road} has a {word} of {values[k]}"
+    else:
+        most = MAX_WEIGHT / SCALE[weight]
+        why = f"{road} has a {word} of {values[k]:.6g} {unit}, more than {most:,.2f} {unit}"
+    out = np.where(bad, -1, np.rint(np.where(bad, 0, scaled))).astype(np.int64)
+    return out, why
 
 
 def graph_from_arcs(arcs: dict[str, np.ndarray], weight: str, name: str) -> CSRGraph:
     """Build the CSR graph of `arcs_from_networkx` output with the chosen weight."""
     w = arcs["length_cm"] if check_weight(weight) == "length" else arcs["travel_ms"]
+    if f"{weight}_problem" in arcs:
+        other = "travel_time" if weight == "length" else "length"
+        instead = "" if f"{other}_problem" in arcs else f", or weigh by {other}"
+        msg = f"{arcs[f'{weight}_problem']}; fix the data{instead}"
+        raise GraphFormatError(msg)
     return from_arcs(
         arcs["node_ids"].size,
         arcs["tails"],
@@ -136,7 +206,7 @@ def _networkx_from_pbf(path: Path, network: str, shown: str | None = None):
             msg = f"{name}: cannot read as OSM PBF ({type(exc).__name__}: {exc})"
             raise GraphFormatError(msg) from None
         if edges is None or nodes is None or len(edges) == 0:
-            msg = f"{name} holds no {network} roads; try --network all or another file"
+            msg = _no_roads(name, network)
             raise GraphFormatError(msg)
         return osm.to_graph(nodes, edges, graph_type="networkx", osmnx_compatible=True)
 
@@ -198,6 +268,7 @@ def clean_osm_xml(path: Path, out: Path, network: str = "all") -> None:
         with osmium.SimpleWriter(str(out), overwrite=True) as writer:
             for obj in osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY):
                 if obj.is_node():
+                    _check_location(obj)
                     writer.add(obj)
                     continue
                 if not keep(obj.tags):
@@ -214,9 +285,24 @@ def clean_osm_xml(path: Path, out: Path, network: str = "all") -> None:
                     way_id = obj.id if k == 0 else next_id
                     next_id += k > 0
                     writer.add(obj.replace(id=way_id, nodes=piece))
+    except GraphFormatError as exc:
+        msg = f"{path.name}: {exc}"
+        raise GraphFormatError(msg) from None
     except Exception as exc:  # osmium's errors (bad XML, bad locations) are of many types
         msg = f"{path.name}: cannot read as OSM XML ({type(exc).__name__}: {exc})"
         raise GraphFormatError(msg) from None
+
+
+def _check_location(node) -> None:
+    """Refuse an OSM node off the globe (before simplification drops it from the graph but
+    not from the lengths of the roads through it)."""
+    where = node.location
+    if not where.valid():
+        msg = (
+            f"node {node.id} is at latitude {where.lat_without_check():g}, longitude "
+            f"{where.lon_without_check():g}; latitudes lie within ±90° and longitudes ±180°"
+        )
+        raise GraphFormatError(msg)
 
 
 def networkx_from_xml(path: Path, network: str = "all"):
@@ -235,9 +321,14 @@ def networkx_from_xml(path: Path, network: str = "all"):
             msg = f"{path.name}: cannot read as OSM XML ({type(exc).__name__}: {exc})"
             raise GraphFormatError(msg) from None
     if G.number_of_edges() == 0:
-        msg = f"{path.name} holds no {network} roads; try --network all or another file"
-        raise GraphFormatError(msg)
+        raise GraphFormatError(_no_roads(path.name, network))
     return G
+
+
+def _no_roads(name: str, network: str) -> str:
+    if network == "all":
+        return f"{name} holds no roads (no ways with a highway tag); give an OSM road extract"
+    return f"{name} holds no {network} roads; try --network all or another file"
 
 
 def networkx_from_graphml(path: Path):

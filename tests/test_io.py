@@ -544,3 +544,63 @@ def test_a_huge_number_in_a_coordinate_file_names_coordinates(tmp_path):
     (tmp_path / "g.co").write_text("p aux sp co 2\nv 1 1 1\nv 2 99999999999999999999999 1\n")
     with pytest.raises(engine.WeightOverflowError, match="coordinates millionths of a degree"):
         load_graph(tmp_path / "g.gr", cache=False)
+
+
+@pytest.fixture(scope="module")
+def osm_texts(tmp_path_factory):
+    """A small OSM XML grid and its osmnx GraphML, as text to edit."""
+    import osmnx as ox
+
+    folder = tmp_path_factory.mktemp("osm")
+    xml = write_osm_grid(folder / "g.osm", 4, 4)
+    ox.save_graphml(osm.networkx_from_xml(xml), folder / "g.graphml")
+    return xml.read_text(), (folder / "g.graphml").read_text()
+
+
+def _graphml_length(text: str, value: str) -> str:
+    key = re.search(r'<key id="(d\d+)" for="edge" attr.name="length"', text).group(1)
+    return re.sub(rf'<data key="{key}">[^<]*</data>', f'<data key="{key}">{value}</data>', text)
+
+
+ROAD = '<tag k="highway" v="residential"/>'
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "options", "message"),
+    [
+        ("big.graphml", lambda t: t.replace('node id="2"', 'node id="' + "1" * 23 + '"')
+         .replace('source="2"', 'source="' + "1" * 23 + '"'), {}, "is not an integer of 64 bits"),
+        ("nox.graphml", lambda t: re.sub(r'<data key="d\d+">24\.9\d*</data>', "", t), {},
+         "has no longitude ('x')"),
+        ("inf.graphml", lambda t: _graphml_length(t, "inf"), {}, "has a length of inf"),
+        ("huge.graphml", lambda t: _graphml_length(t, "1e30"), {}, "more than 42,949,672.95 m"),
+        ("speed0.osm", lambda t: t.replace(ROAD, ROAD + '<tag k="maxspeed" v="0"/>'),
+         {"weight": "travel_time"}, "a speed of 0 km/h (maxspeed=0?)"),
+        ("lat95.osm", lambda t: t.replace('lat="60.1600000"', 'lat="95.0000000"', 1), {},
+         "node 1 is at latitude 95"),
+        ("noways.osm", lambda t: re.sub(r"<way.*?</way>", "", t), {},
+         "holds no roads (no ways with a highway tag)"),
+        ("oneway.osm", lambda t: t.replace(ROAD, ROAD + '<tag k="oneway" v="yes"/>'),
+         {"network": "drive"}, "one-way streets only?"),
+    ],
+)  # fmt: skip
+def test_hostile_osm_and_graphml_are_one_line(tmp_path, osm_texts, name, edit, options, message):
+    """Issue 50: these gave OverflowError, KeyError "('x')", "negative weight
+    -9223372036854775808", a node off the globe accepted, "holds no all roads" and
+    "(Graph contains no edges.)"."""
+    text = osm_texts[1] if name.endswith(".graphml") else osm_texts[0]
+    path = tmp_path / name
+    path.write_text(edit(text))
+    with pytest.raises(engine.GraphFormatError, match=re.escape(message)) as caught:
+        load_graph(path, cache=False, **options)
+    assert "\n" not in str(caught.value)
+    if name == "speed0.osm":  # the lengths are fine
+        assert load_graph(path, cache=False).n_arcs > 0
+
+
+def test_an_undirected_graphml_is_read_both_ways(tmp_path, osm_texts):
+    path = tmp_path / "u.graphml"
+    path.write_text(osm_texts[1].replace('edgedefault="directed"', 'edgedefault="undirected"'))
+    g = load_graph(path, cache=False)
+    pairs = set(zip(g.sources.tolist(), g.indices.tolist(), strict=True))
+    assert all((v, u) in pairs for u, v in pairs)
