@@ -157,7 +157,10 @@ def nodes(values, graph: CSRGraph, what: str) -> np.ndarray:
     if array.ndim == 0:
         msg = f"{what} must be a list or an array of node indices, got {values!r}; give [v] for one"
         raise ParameterError(msg)
-    if array.ndim != 1 or array.size == 0:
+    if array.ndim != 1:
+        msg = f"{what} must be a flat list of node indices, got an array of shape {array.shape}"
+        raise ParameterError(msg)
+    if array.size == 0:
         msg = f"{what}: give at least one node"
         raise ParameterError(msg)
     if not np.issubdtype(array.dtype, np.integer):
@@ -210,8 +213,10 @@ def graph_size(n_nodes: int, n_arcs: int, name: str, *, max_nodes: int | None = 
     over ``max_nodes``, over `MAX_NODES`, or more than the memory free here."""
     limit = MAX_NODES if max_nodes is None else min(max_nodes, MAX_NODES)
     if n_nodes > limit:
-        where = "Frontier takes" if max_nodes is None else "this dashboard takes"
-        msg = f"{name} has {n_nodes:,} nodes; {where} at most {limit:,}"
+        if max_nodes is None:
+            msg = f"{name} has {n_nodes:,} nodes; Frontier takes at most {limit:,}"
+        else:
+            msg = f"{name} has {n_nodes:,} nodes; at most {limit:,} are allowed here"
         raise GraphTooLargeError(msg)
     need = LOAD_BYTES_PER_NODE * n_nodes + LOAD_BYTES_PER_ARC * n_arcs
     free = available_memory()

@@ -439,6 +439,9 @@ def _output(given: str | None, suffix: str) -> Path | None:
     temporary file renamed over it), so it must end in ``suffix`` and lie in a folder."""
     if given is None:
         return None
+    if not given.strip():
+        msg = f"--out is empty; give a file name ending in {suffix}"
+        raise ParameterError(msg)
     out = Path(given)
     if out.is_dir():
         msg = f"--out {given} is a folder; give a file name ending in {suffix}"

@@ -72,7 +72,7 @@ def read_bytes(
     try:
         with opener(path, "rb") as f:
             if head is not None:
-                data = f.read(head)
+                data = f.read(head).removeprefix(BOM)
                 _no_nul(data, path.name)
                 return data
             data = _read_text(f, limit, path.name)
@@ -89,6 +89,8 @@ def read_bytes(
 
 #: A comment line's text (its newline stays, so line numbers keep their meaning).
 _COMMENT = re.compile(rb"^[ \t]*c[^\n]*", re.MULTILINE)
+#: The byte order mark some editors put before UTF-8 text.
+BOM = b"\xef\xbb\xbf"
 #: Bytes read and filtered at a time.
 CHUNK_BYTES = 1 << 22
 
@@ -100,6 +102,8 @@ def _read_text(f, limit: int, name: str) -> bytes:
     than ``limit`` bytes of text (when ``limit`` ≥ 0) too."""
     kept, size, lines, rest = [], 0, 0, b""
     while chunk := f.read(CHUNK_BYTES):
+        if not size:
+            chunk = chunk.removeprefix(BOM)  # an editor's mark of UTF-8, not text
         size += len(chunk)
         if 0 <= limit < size:
             msg = (

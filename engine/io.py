@@ -69,7 +69,10 @@ def write_atomic_path(path: str | os.PathLike, fill: Callable[[Path], None]) -> 
     temporary file ``tmp``, which then replaces ``path``."""
     path = Path(path)
     mode = path.stat().st_mode & 0o777 if path.is_file() else 0o666 & ~_UMASK
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # name the file asked for, not the temporary one
+        raise OSError(exc.errno, f"cannot write there ({exc.strerror})", str(path)) from None
     os.close(fd)
     tmp = Path(name)
     try:
@@ -173,8 +176,7 @@ def sniff(path: Path) -> str | None:
             head = f.read(1 << 16)
         if b"OSMHeader" in head[:32]:
             return "pbf"
-    else:
-        head = dimacs.read_bytes(path, head=1 << 16)
+    head = dimacs.read_bytes(path, head=1 << 16)
     first = _FIRST_TAG.search(head[:4096])
     if first is not None and first.group(1) in (b"osm", b"graphml"):
         return {b"osm": "xml", b"graphml": "graphml"}[first.group(1)]
@@ -239,6 +241,12 @@ def load_graph(
     osm.check_weight(weight)
     dimacs.parse_weights(weights)
     progress = progress or _quiet
+    if not isinstance(spec, str | os.PathLike):
+        msg = f"graph must be a file path, 'helsinki' or 'place:NAME', got {spec!r}"
+        raise ParameterError(msg)
+    if coordinates is not None and not isinstance(coordinates, str | os.PathLike):
+        msg = f"coordinates must be a file path, 'auto' or None, got {coordinates!r}"
+        raise ParameterError(msg)
     text = os.fspath(spec)
     named = coordinates not in ("auto", None)
     stray = "a coordinate file goes with a DIMACS/PACE graph; OSM graphs carry their own"

@@ -108,6 +108,7 @@ def test_chunks_streaming_and_workers_give_the_same_matrix():
         (dict(sources={0, 1}), "a set has no order; give a list"),
         (dict(sources=3), "must be a list or an array of node indices, got 3; give"),
         (dict(sources=[0], workers=2.0), "workers must be an integer"),
+        (dict(sources=[[0, 1]]), "must be a flat list of node indices, got an array of shape"),
     ],
 )
 def test_bad_input_is_one_line(call, message):

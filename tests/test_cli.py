@@ -196,6 +196,7 @@ def test_info_says_whether_coordinates_were_found(capsys, tmp_path):
         (["solve", "helsinki", "--out", "/tmp"], "is a folder"),
         (["solve", "helsinki", "--out", "/tmp/result.bin"], "must end in .npz"),
         (["solve", "helsinki", "--out", ".npz"], "has no name before .npz"),
+        (["solve", "helsinki", "--out", ""], "--out is empty"),
         (["bench", "helsinki", "--out", "/tmp/rows.txt"], "must end in .json"),
         (["bogus"], "invalid choice: 'bogus'"),
         (["animate", "helsinki", "--method", "dijkstra", "--out", "/tmp/a.gif"], "no iterations"),

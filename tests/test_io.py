@@ -604,3 +604,30 @@ def test_an_undirected_graphml_is_read_both_ways(tmp_path, osm_texts):
     g = load_graph(path, cache=False)
     pairs = set(zip(g.sources.tolist(), g.indices.tolist(), strict=True))
     assert all((v, u) in pairs for u, v in pairs)
+
+
+@pytest.mark.parametrize(
+    ("spec", "options", "message"),
+    [
+        (None, {}, "graph must be a file path, 'helsinki' or 'place:NAME', got None"),
+        (123, {}, "graph must be a file path"),
+        (b"helsinki", {}, "graph must be a file path"),
+        ("x.gr", {"coordinates": 123}, "coordinates must be a file path, 'auto' or None"),
+    ],
+)
+def test_a_spec_that_is_no_path_is_one_line(spec, options, message):
+    """Issue 50: these were TypeError tracebacks."""
+    with pytest.raises(engine.ParameterError, match=re.escape(message)):
+        load_graph(spec, **options)
+
+
+def test_a_byte_order_mark_is_not_text(tmp_path):
+    path = tmp_path / "bom.gr"
+    path.write_bytes(dimacs.BOM + b"p sp 2 1\na 1 2 7\n")
+    assert load_graph(path, cache=False).weights.tolist() == [7]
+
+
+def test_a_write_that_cannot_start_names_the_file_asked_for(tmp_path):
+    with pytest.raises(OSError, match="cannot write there") as caught:
+        engine.io.write_atomic(tmp_path / "none" / "x.npz", lambda f: None)
+    assert caught.value.filename == str(tmp_path / "none" / "x.npz")

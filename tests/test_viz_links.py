@@ -54,6 +54,8 @@ def test_auto_delta_and_no_target_round_trip(session):
         ({"graph": "\x00"}, "a file path cannot hold a NUL character"),
         ({"graph": "f/ok3.gr\x00.txt"}, "a file path cannot hold a NUL character"),
         ({"graph": "helsinki", "coords": "x\x00.co"}, "a file path cannot hold a NUL character"),
+        ({"compare": "yes"}, "link: compare='yes' is not one of 0, 1"),
+        ({"b_delta": "adaptive:1-2"}, "b_delta='adaptive:1-2' must be an integer ≥ 1, 'auto'"),
         ({"b_method": "delta_stepping", "compare": "1", "backend": "gpu"}, "backend 'gpu'"),
     ],
 )

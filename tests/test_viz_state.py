@@ -200,7 +200,7 @@ def test_graphs_too_big_to_draw_are_refused(session, monkeypatch):
     monkeypatch.setattr(state, "MAX_NODES", 100)
     state.load.clear()
     assert not session.load_graph(GraphChoice(network="walk"))
-    assert "this dashboard takes at most 100" in session.error
+    assert "at most 100 are allowed here" in session.error
 
 
 def test_declared_size_is_refused_before_loading(session, data_dir):

@@ -113,6 +113,9 @@ def _number(args: dict, key: str, default: int, least: int = 1) -> int:
 
 def _config(args: dict, prefix: str, config) -> dict:
     delta = _one(args, f"{prefix}delta", "auto")
+    if delta not in ("auto", "adaptive") and ascii_int(delta) is None:
+        msg = f"link: {prefix}delta={delta!r} must be an integer ≥ 1, 'auto' or 'adaptive'"
+        raise DashboardError(msg)
     if delta not in ("auto", "adaptive"):
         delta = _number(args, f"{prefix}delta", config.delta)
     return dict(
@@ -178,7 +181,7 @@ def apply_query(session: Session, args: dict) -> bool:
     try:
         choice = choice_of(args)
         configs = [_config(args, "", session.configs[0]), _config(args, "b_", session.configs[1])]
-        compare = _one(args, "compare", "0") == "1"
+        compare = _pick(args, "compare", ("0", "1"), "0") == "1"
         layer = _pick(args, "layer", ("states", "work"), "states")
         frame = _number(args, "frame", 0, least=0)
         present = _pick(args, "present", ("0", "1"), "0") == "1"
