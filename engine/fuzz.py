@@ -449,9 +449,12 @@ def _fail(report: Report, case: Case, run: Run, outcome: str) -> None:
 FILE_MAX_NODES, FILE_MAX_BYTES = 1_000_000, 64 * 2**20
 
 
-def write_osm_grid(path: Path, rows: int, cols: int, *, spacing_deg: float = 0.0009) -> Path:
+def write_osm_grid(
+    path: Path, rows: int, cols: int, *, spacing_deg: float = 0.0009, one_way: int | None = None
+) -> Path:
     """A synthetic city as OSM XML: a ``rows`` × ``cols`` street grid near Helsinki with
-    two-way residential streets, so it has coordinates, lengths and speeds like real data."""
+    two-way residential streets, so it has coordinates, lengths and speeds like real data;
+    the street of row ``one_way`` (when given) is one-way, eastwards."""
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<osm version="0.6" generator="frontier">']
     node = np.arange(1, rows * cols + 1).reshape(rows, cols)
     for r in range(rows):
@@ -461,7 +464,8 @@ def write_osm_grid(path: Path, rows: int, cols: int, *, spacing_deg: float = 0.0
     ways = [node[r, :] for r in range(rows)] + [node[:, c] for c in range(cols)]
     for k, members in enumerate(ways, start=1):
         refs = "".join(f'<nd ref="{m}"/>' for m in members)
-        lines.append(f'<way id="{k}">{refs}<tag k="highway" v="residential"/></way>')
+        oneway = '<tag k="oneway" v="yes"/>' if one_way is not None and k == one_way + 1 else ""
+        lines.append(f'<way id="{k}">{refs}<tag k="highway" v="residential"/>{oneway}</way>')
     lines.append("</osm>")
     path.write_text("\n".join(lines))
     return path
@@ -484,7 +488,7 @@ def seed_files(folder: Path) -> list[Path]:
     pace.write_text("p tw 6 6\n1 2\n2 3\n3 4\n4 5\n5 6\n6 1\n")
     xml = write_osm_grid(folder / "seed.osm", 5, 5)
     graphml = folder / "seed.graphml"
-    ox.save_graphml(osm.networkx_from_xml(xml), graphml)
+    ox.save_graphml(osm.networkx_from_osm(xml), graphml)
     pbf = folder / "seed.osm.pbf"
     with osmium.SimpleWriter(str(pbf)) as writer:
         for obj in osmium.FileProcessor(str(xml)):

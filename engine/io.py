@@ -7,8 +7,9 @@ Specs
 ``"place:Berlin, Germany"``
     Downloaded with osmnx when online.
 a path
-    ``.osm.pbf`` (pyrosm), ``.osm``/``.osm.gz``/``.osm.bz2``/``.xml`` (osmnx),
-    ``.graphml`` (osmnx), DIMACS ``.gr`` or PACE (``p sp``/``p tw``), plain or compressed.
+    OSM PBF and OSM XML (``.osm``/``.osm.gz``/``.osm.bz2``), both read by osmium and built
+    by osmnx with one set of road rules (`engine.osm.networkx_from_osm`), ``.graphml``
+    (osmnx), DIMACS ``.gr`` or PACE (``p sp``/``p tw``), plain or compressed.
 
 The cache folder is ``$FRONTIER_CACHE_DIR``, else ``$XDG_CACHE_HOME/frontier``, else
 ``~/.cache/frontier``. osmnx's HTTP cache goes in its ``osmnx`` subfolder.
@@ -36,7 +37,7 @@ from .graph import CSRGraph, load_npz, save_npz
 T = TypeVar("T")
 
 #: Bumped whenever the cached CSR layout or its conversion changes.
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: one set of OSM road rules for XML and PBF, walking and cycling speeds
 DEFAULT_NETWORK = "all"
 DEFAULT_WEIGHT = "length"
 _FIRST_TAG = re.compile(rb"<([A-Za-z][\w:.-]*)")
@@ -275,17 +276,11 @@ def load_graph(
         raise ParameterError(stray)
     ident = str(path.resolve())
     net = {"network": network}
-    if kind == "pbf":
-        reader = functools.partial(osm.networkx_from_pbf, path, network)
+    if kind in ("pbf", "xml"):  # one reader: osmnx's rules whatever the format
+        reader = functools.partial(osm.networkx_from_osm, path, network, fmt=kind)
         label = f"{path.name} ({network})"
         return _cached_osm(
-            "pbf", ident, path, label, net, reader, weight, cache, max_nodes, progress
-        )
-    if kind == "xml":
-        reader = functools.partial(osm.networkx_from_xml, path, network)
-        label = f"{path.name} ({network})"
-        return _cached_osm(
-            "xml", ident, path, label, net, reader, weight, cache, max_nodes, progress
+            kind, ident, path, label, net, reader, weight, cache, max_nodes, progress
         )
     if kind == "graphml":  # a graph osmnx saved: its network was chosen when it was made
         reader = functools.partial(osm.networkx_from_graphml, path)
@@ -335,7 +330,7 @@ def _cached_osm(
 
     def build() -> CSRGraph:
         progress("reading the OSM data")
-        arcs = osm.arcs_from_networkx(reader())
+        arcs = osm.arcs_from_networkx(reader(), options.get("network"))
         progress("building the CSR")
         return osm.graph_from_arcs(arcs, weight, label)
 

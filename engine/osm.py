@@ -36,6 +36,10 @@ ASSET_DIR = Path(__file__).resolve().parent.parent / "assets"
 OVERPASS_HOST = "overpass-api.de"
 #: Speed given to every road of OSM data that has no maxspeed tag at all (km/h).
 FALLBACK_KPH = 30.0
+#: Travel speeds of the networks that are not driven (km/h), whatever the roads' maxspeed:
+#: a walking pace, and an everyday cyclist's (osmnx users set theirs with
+#: ``add_edge_speeds(hwy_speeds=...)``).
+SPEED_KPH = {"walk": 5.0, "bike": 15.0}
 
 
 def check_network(network: str) -> str:
@@ -52,10 +56,11 @@ def check_weight(weight: str) -> str:
     return weight
 
 
-def arcs_from_networkx(G) -> dict[str, np.ndarray]:
+def arcs_from_networkx(G, network: str | None = None) -> dict[str, np.ndarray]:
     """Arc and node arrays of an osmnx-style MultiDiGraph, after keeping its largest strongly
     connected part: ``node_ids``, ``lon``, ``lat``, ``tails``, ``heads``, ``length_cm``,
-    ``travel_ms``."""
+    ``travel_ms``. Travel times are at `SPEED_KPH` on the ``walk`` and ``bike`` networks,
+    at car speeds (`add_car_speeds`) on the others and where the network is not known."""
     import osmnx as ox
 
     if G.number_of_nodes() == 0 or G.number_of_edges() == 0:
@@ -72,10 +77,11 @@ def arcs_from_networkx(G) -> dict[str, np.ndarray]:
         )
         raise GraphFormatError(msg)
     try:
-        try:
-            G = ox.routing.add_edge_speeds(G)
-        except ValueError:  # no maxspeed tag anywhere: every road gets the urban default
-            G = ox.routing.add_edge_speeds(G, fallback=FALLBACK_KPH)
+        if network in SPEED_KPH:
+            for *_, data in G.edges(data=True):
+                data["speed_kph"] = SPEED_KPH[network]
+        else:
+            add_car_speeds(G)
         G = ox.routing.add_edge_travel_times(G)
     except (ValueError, KeyError, TypeError) as exc:
         msg = f"cannot compute travel times from this OSM data ({exc})"
@@ -157,6 +163,17 @@ def _fixed_point(values: np.ndarray, weight: str, arcs: dict) -> tuple[np.ndarra
     return out, why
 
 
+def add_car_speeds(G) -> None:
+    """osmnx's car speeds on ``G``'s edges: ``maxspeed`` where tagged, else the mean of its
+    road type's tagged speeds, else `FALLBACK_KPH`."""
+    import osmnx as ox
+
+    try:
+        ox.routing.add_edge_speeds(G)
+    except ValueError:  # no maxspeed tag anywhere: every road gets the urban default
+        ox.routing.add_edge_speeds(G, fallback=FALLBACK_KPH)
+
+
 def graph_from_arcs(arcs: dict[str, np.ndarray], weight: str, name: str) -> CSRGraph:
     """Build the CSR graph of `arcs_from_networkx` output with the chosen weight."""
     w = arcs["length_cm"] if check_weight(weight) == "length" else arcs["travel_ms"]
@@ -176,39 +193,6 @@ def graph_from_arcs(arcs: dict[str, np.ndarray], weight: str, name: str) -> CSRG
         name=name,
         weight_kind=weight,
     )
-
-
-def networkx_from_pbf(path: Path, network: str):
-    """Read an OSM PBF extract with pyrosm into an osmnx-compatible MultiDiGraph, keeping the
-    roads of pyrosm's ``network`` type, whatever the file is called."""
-    import tempfile
-
-    if path.name.lower().endswith(".pbf"):
-        return _networkx_from_pbf(path, network)
-    with tempfile.TemporaryDirectory() as folder:  # pyrosm reads only names ending in .pbf
-        link = Path(folder) / "extract.osm.pbf"
-        link.symlink_to(path.resolve())
-        return _networkx_from_pbf(link, network, shown=path.name)
-
-
-def _networkx_from_pbf(path: Path, network: str, shown: str | None = None):
-    import warnings
-
-    import pyrosm
-
-    name = shown or path.name
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            osm = pyrosm.OSM(str(path))
-            nodes, edges = osm.get_network(network_type=NETWORKS[network][0], nodes=True)
-        except Exception as exc:  # pyrosm raises bare Exceptions on broken files
-            msg = f"{name}: cannot read as OSM PBF ({type(exc).__name__}: {exc})"
-            raise GraphFormatError(msg) from None
-        if edges is None or nodes is None or len(edges) == 0:
-            msg = _no_roads(name, network)
-            raise GraphFormatError(msg)
-        return osm.to_graph(nodes, edges, graph_type="networkx", osmnx_compatible=True)
 
 
 _CLAUSE = re.compile(r'\["([^"]+)"(?:(!?~)"([^"]*)")?\]')
@@ -237,13 +221,15 @@ def way_filter(network: str) -> Callable[[Any], bool]:
     return keep
 
 
-def _osmium_input(path: Path):
-    """``path`` for osmium, which picks its reader by the name: XML, plain or compressed,
-    whatever the file is called."""
+def _osmium_input(path: Path, fmt: str):
+    """``path`` for osmium, which picks its reader by the name: PBF, or XML plain or
+    compressed, whatever the file is called."""
     import osmium
 
     from .dimacs import compression
 
+    if fmt == "pbf":
+        return osmium.io.File(str(path), "pbf")
     packed = compression(path)
     if packed == ".xz":
         msg = f"{path.name}: xz-compressed OSM XML is not read; decompress it or use .gz/.bz2"
@@ -251,46 +237,56 @@ def _osmium_input(path: Path):
     return osmium.io.File(str(path), "osm" + (packed or ""))
 
 
-def clean_osm_xml(path: Path, out: Path, network: str = "all") -> None:
-    """Write the roads of ``network`` in an OSM XML file to ``out`` in a form osmnx accepts.
+def clean_osm_xml(path: Path, out: Path, network: str = "all", *, fmt: str = "xml") -> int:
+    """Write the roads of ``network`` in an OSM file (``fmt``: ``xml`` or ``pbf``) to
+    ``out`` as OSM XML in a form osmnx accepts; return how many ways were written.
 
-    Only ways passing osmnx's filter of ``network`` (`way_filter`) are kept, and each is cut
-    where it refers to a node missing from the file (clipped extracts), its pieces getting
-    fresh way ids.
+    Only ways passing osmnx's filter of ``network`` (`way_filter`) and the nodes they refer
+    to are kept (an extract's other nodes, most of them, would only slow osmnx down), and
+    each way is cut where it refers to a node missing from the file (clipped extracts), its
+    pieces getting fresh way ids.
     """
     import osmium
+    from osmium.osm.mutable import Node, Way
 
     keep = way_filter(network)
-    source = _osmium_input(path)
+    source = _osmium_input(path, fmt)
     try:
-        present = {n.id for n in osmium.FileProcessor(source, osmium.osm.NODE)}
-        next_id = 1 + max((w.id for w in osmium.FileProcessor(source, osmium.osm.WAY)), default=0)
+        ways, next_id = [], 1
+        for way in osmium.FileProcessor(source, osmium.osm.WAY):
+            next_id = max(next_id, way.id + 1)
+            if keep(way.tags):
+                ways.append((way.id, [r.ref for r in way.nodes], dict(way.tags)))
+        wanted = {ref for _, refs, _ in ways for ref in refs}
+        present = {}
+        for node in osmium.FileProcessor(source, osmium.osm.NODE):
+            if node.id in wanted:
+                _check_location(node)
+                present[node.id] = (node.location.lon, node.location.lat)
+        written = 0
         with osmium.SimpleWriter(str(out), overwrite=True) as writer:
-            for obj in osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY):
-                if obj.is_node():
-                    _check_location(obj)
-                    writer.add(obj)
-                    continue
-                if not keep(obj.tags):
-                    continue
+            for v, lon_lat in present.items():
+                writer.add_node(Node(id=v, location=lon_lat))
+            for way_id, refs, tags in ways:
                 runs, run = [], []
-                for ref in obj.nodes:
-                    if ref.ref in present:
-                        run.append(ref.ref)
+                for ref in refs:
+                    if ref in present:
+                        run.append(ref)
                     else:
                         runs.append(run)
                         run = []
                 runs.append(run)
                 for k, piece in enumerate(r for r in runs if len(r) > 1):
-                    way_id = obj.id if k == 0 else next_id
+                    writer.add_way(Way(id=way_id if k == 0 else next_id, nodes=piece, tags=tags))
                     next_id += k > 0
-                    writer.add(obj.replace(id=way_id, nodes=piece))
+                    written += 1
     except GraphFormatError as exc:
         msg = f"{path.name}: {exc}"
         raise GraphFormatError(msg) from None
     except Exception as exc:  # osmium's errors (bad XML, bad locations) are of many types
-        msg = f"{path.name}: cannot read as OSM XML ({type(exc).__name__}: {exc})"
+        msg = f"{path.name}: cannot read as OSM {fmt.upper()} ({type(exc).__name__}: {exc})"
         raise GraphFormatError(msg) from None
+    return written
 
 
 def _check_location(node) -> None:
@@ -305,20 +301,32 @@ def _check_location(node) -> None:
         raise GraphFormatError(msg)
 
 
-def networkx_from_xml(path: Path, network: str = "all"):
-    """Read the roads of ``network`` in an OSM XML file (plain, gzip or bzip2) with osmnx,
-    after `clean_osm_xml`."""
+def two_way(network: str) -> bool:
+    """Whether every road of ``network`` goes both ways whatever its one-way tags: osmnx's
+    rule (``settings.bidirectional_network_types``, ``walk`` alone), for every source."""
+    import osmnx as ox
+
+    return NETWORKS[check_network(network)][1] in ox.settings.bidirectional_network_types
+
+
+def networkx_from_osm(path: Path, network: str = "all", *, fmt: str = "xml"):
+    """Read the roads of ``network`` in an OSM file, PBF or XML (plain, gzip or bzip2), with
+    osmnx, after `clean_osm_xml`: osmnx's filter and one-way rule (`two_way`) whatever the
+    file's format, so an XML and a PBF extract of one area give one graph."""
     import tempfile
 
     import osmnx as ox
 
     with tempfile.TemporaryDirectory() as folder:
         cleaned = Path(folder) / "roads.osm"
-        clean_osm_xml(path, cleaned, network)
+        if not clean_osm_xml(path, cleaned, network, fmt=fmt):
+            raise GraphFormatError(_no_roads(path.name, network))
         try:
-            G = ox.graph_from_xml(cleaned, simplify=True, retain_all=True)
+            G = ox.graph_from_xml(
+                cleaned, bidirectional=two_way(network), simplify=True, retain_all=True
+            )
         except Exception as exc:  # malformed XML surfaces as several exception types
-            msg = f"{path.name}: cannot read as OSM XML ({type(exc).__name__}: {exc})"
+            msg = f"{path.name}: cannot read as OSM {fmt.upper()} ({type(exc).__name__}: {exc})"
             raise GraphFormatError(msg) from None
     if G.number_of_edges() == 0:
         raise GraphFormatError(_no_roads(path.name, network))

