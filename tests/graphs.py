@@ -122,8 +122,8 @@ def load_shared(relative: str, **options):
     """Load a graph from ``../shared/data``; skip the test when it is absent.
 
     Where ``FRONTIER_PREBUILT`` names a folder holding ``<file name>.npz`` (CSR graphs saved
-    beforehand, for machines without pyrosm), that is loaded instead; elsewhere a PBF file
-    skips the test where pyrosm is not installed.
+    beforehand, for machines without osmnx), that is loaded instead; elsewhere a PBF file
+    skips the test where osmium or osmnx is not installed.
     """
     import pytest
 
@@ -138,6 +138,7 @@ def load_shared(relative: str, **options):
     path = SHARED / relative
     if not path.is_file():
         pytest.skip(f"{relative} is not in {SHARED}")
-    if path.name.endswith(".pbf"):  # a GPU machine may have the data but not pyrosm
-        pytest.importorskip("pyrosm", reason="PBF files load through pyrosm")
+    if path.name.endswith(".pbf"):  # a GPU machine may have the data but not osmnx
+        pytest.importorskip("osmium", reason="PBF files are read by osmium")
+        pytest.importorskip("osmnx", reason="PBF files are built by osmnx")
     return load_graph(path, **options)
