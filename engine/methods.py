@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .adaptive import AdaptiveDelta
-from .contraction import Contraction
 from .graph import CSRGraph
 from .recording import Recording
+
+if TYPE_CHECKING:  # the contraction imports the loaders, which check input with the registry
+    from .contraction import Contraction
 
 
 @dataclasses.dataclass(frozen=True)
