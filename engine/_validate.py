@@ -29,7 +29,7 @@ def method(name: str) -> Method:
 
 def recordable(m: Method) -> None:
     """Refuse to record a method that has no iterations."""
-    if m.asynchronous:
+    if m.asynchronous:  # SciPy's Dijkstra takes record=True and records nothing
         msg = f"{m.name} has no iterations to record; record near_far instead"
         raise ParameterError(msg)
 

@@ -36,8 +36,6 @@ from .search import DEFAULT_BATCH, _resolve_backend, from_scipy, shortest_path_t
 
 #: Memory the matrix of one chunk may take when the caller gives no bound.
 DEFAULT_CHUNK_BYTES = 512 * 2**20
-#: The methods whose chunks run in one launch of the batched kernel on the GPU.
-BATCHED = ("near_far", "near_far_async")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,7 +95,7 @@ def plan(graph: CSRGraph, method: str, backend: str) -> tuple[str, bool]:
     launch of the batched GPU kernel each."""
     spec = _validate.method(method)
     resolved = _resolve_backend(backend, spec, graph)
-    return resolved, resolved == "gpu" and spec.name in BATCHED
+    return resolved, resolved == "gpu" and spec.batched
 
 
 def matrix_nodes(graph: CSRGraph, sources, targets) -> tuple[np.ndarray, np.ndarray]:

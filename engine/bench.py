@@ -17,12 +17,12 @@ import numpy as np
 from . import _backend, _validate, adaptive
 from .experiments import seeded_sources
 from .graph import CSRGraph
-from .methods import METHODS
+from .methods import METHODS, names
 from .search import DEFAULT_BATCH, UNREACHABLE, from_scipy, shortest_path_tree, sssp
 
-ITERATIVE = tuple(m for m in METHODS if METHODS[m].iterative)
+ITERATIVE = names(iterative=True)
 #: The methods that can be timed with recording on (near_far_async has no iterations).
-RECORDABLE = tuple(m for m in ITERATIVE if not METHODS[m].asynchronous)
+RECORDABLE = names(recordable=True)
 
 #: Columns of the readable table: (key, heading, format).
 TABLE = (
@@ -215,7 +215,7 @@ def benchmark_batch(
     over a process pool (its start included). ``identical`` says every distance equalled
     SciPy's. ``progress`` (optional) is called with a line before each step.
     """
-    from .batch import BATCHED, default_workers, many_to_many
+    from .batch import default_workers, many_to_many
 
     say = progress or (lambda _line: None)
     starts = np.sort(seeded_sources(graph, queries, seed))
@@ -228,7 +228,7 @@ def benchmark_batch(
         options = dict(method=method, backend=backend, delta=delta, batch_size=batch_size)
         say(f"{graph.name}: {method}, {repeats} × {len(starts):,} trees")
         warm = many_to_many(graph, starts[:8], **options)
-        batched = warm.backend == "gpu" and warm.method in BATCHED
+        batched = warm.backend == "gpu" and METHODS[warm.method].batched
         rates, kept, edges, identical = [], [], [], True
         for _ in range(repeats):
             m = many_to_many(graph, starts, **options)

@@ -39,14 +39,7 @@ from .graph import MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
 
 SHAPES = ("random", "grid", "star", "chain", "components")
 FAMILIES = ("small", "zeros", "wide", "max", "edge", "half")
-METHODS = (
-    "near_far",
-    "near_far_async",
-    "near_far_core",
-    "delta_stepping",
-    "bucketing",
-    "bellman_ford",
-)
+METHODS = _methods.names(iterative=True)
 BATCHES = (1, 2, 3, 8, 64, 1024)
 #: Δ values beyond every weight family's distances: one phase, clamped to the distance type.
 WIDE_DELTAS = (2**31, 2**32 - 1, 2**32, 2**39, 2**40)
@@ -203,7 +196,7 @@ def draw_case(seed: int, index: int, *, max_nodes: int = 200) -> Case:
             method,
             _delta(rng, weights, n),
             int(rng.choice(BATCHES)),
-            not _methods.METHODS[method].asynchronous and bool(rng.random() < 0.25),
+            _methods.METHODS[method].recordable and bool(rng.random() < 0.25),
         )
         for method in METHODS
     )
@@ -275,7 +268,7 @@ def _warm_up(backend: str) -> None:
     g = from_arcs(3, [0, 1], [1, 2], [1, 2])
     for method in METHODS:
         sssp(g, 0, method=method, backend=backend)
-        if not _methods.METHODS[method].asynchronous:
+        if _methods.METHODS[method].recordable:
             sssp(g, 0, method=method, backend=backend, record=True)
 
 

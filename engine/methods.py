@@ -41,8 +41,12 @@ class Method:
     bucketed : bool
         Davidson et al.'s bucketing: the far nodes are kept sorted by bucket (distance ÷ Δ)
         in `SEGMENTS` segments, each phase takes the next one (see `engine._cpu`).
+    batched : bool
+        `many_to_many` runs it for many sources in one launch of the batched GPU kernel.
     summary : str
         One line for `frontier --help` and the dashboard.
+
+    `names` answers "which methods can X" (``names(recordable=True)``, ...).
     """
 
     name: str
@@ -54,6 +58,13 @@ class Method:
     asynchronous: bool = False
     bucketed: bool = False
     contracted: bool = False
+    batched: bool = False
+
+    @property
+    def recordable(self) -> bool:
+        """Whether a search has iterations to record and draw frame by frame (SciPy's
+        Dijkstra takes ``record=True`` and records nothing)."""
+        return self.iterative and not self.asynchronous
 
     @property
     def has_buckets(self) -> bool:
@@ -78,6 +89,7 @@ METHODS: dict[str, Method] = {
             iterative=True,
             summary="Davidson et al.: relax the near set to convergence, park the rest on a "
             "far pile, compact it when near empties",
+            batched=True,
         ),
         Method(
             "near_far_async",
@@ -88,6 +100,7 @@ METHODS: dict[str, Method] = {
             summary="Near-Far whose near set is relaxed from work rings in each GPU block, "
             "with no barrier per iteration (ADDS-style); cannot be recorded",
             asynchronous=True,
+            batched=True,
         ),
         Method(
             "near_far_core",
@@ -138,6 +151,15 @@ METHODS: dict[str, Method] = {
         ),
     )
 }
+
+
+def names(**wanted: bool) -> tuple[str, ...]:
+    """The names of the methods whose fields or properties have the values given, in the
+    registry's order: ``names(recordable=True)``, ``names(batched=True)``,
+    ``names(iterative=True, uses_delta=False)``."""
+    return tuple(
+        m.name for m in METHODS.values() if all(getattr(m, k) == v for k, v in wanted.items())
+    )
 
 BACKENDS = ("auto", "cpu", "gpu")
 

@@ -402,3 +402,20 @@ def test_memory_check_message():
     with pytest.raises(engine.GPUMemoryError, match="--backend cpu"):
         gpu_launcher.check_fits(10 * 2**30, 2**30)
     gpu_launcher.check_fits(2**20, 2**30)
+
+
+def test_the_registry_answers_which_methods_can_record():
+    """Issue 53: one query of the registry, not lists kept by hand, and it tells the truth."""
+    from engine.methods import METHODS, names
+
+    g = engine.from_arcs(3, [0, 1], [1, 2], [1, 2])
+    assert names(recordable=True) == ("near_far", "delta_stepping", "bucketing", "bellman_ford")
+    assert names(batched=True) == ("near_far", "near_far_async")
+    assert set(names()) == set(METHODS)
+    for name in METHODS:
+        if name in names(asynchronous=True):
+            with pytest.raises(engine.ParameterError):
+                sssp(g, 0, method=name, backend="cpu", record=True)
+            continue
+        recording = sssp(g, 0, method=name, backend="cpu", record=True).recording
+        assert (recording is not None) == (name in names(recordable=True)), name

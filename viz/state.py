@@ -52,12 +52,10 @@ RUN_CACHE_SIZE, RUN_CACHE_NODES = 16, 8_000_000
 NETWORKS = tuple(engine.osm.NETWORKS)
 WEIGHTS = engine.osm.WEIGHTS
 DIMACS_WEIGHTS = ("file", "unit", "random:1")
+#: The methods the dashboard shows: those it can record, and SciPy's Dijkstra to compare.
 METHOD_LABELS = {
-    "near_far": "Near-Far",
-    "delta_stepping": "Δ-stepping",
-    "bucketing": "Bucketing",
-    "bellman_ford": "Bellman-Ford",
-    "dijkstra": "Dijkstra (SciPy)",
+    m: engine.METHODS[m].title
+    for m in engine.methods.names(recordable=True) + engine.methods.names(iterative=False)
 }
 FPS_CHOICES = (5, 10, 20, 30, 60)
 
