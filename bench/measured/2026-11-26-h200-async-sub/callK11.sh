@@ -1,4 +1,0 @@
-export PYTHONUNBUFFERED=1 FRONTIER_CACHE_DIR=/tmp/fc FRONTIER_OFFLINE=1 PYTHONPATH=$PWD
-nvidia-smi --query-gpu=name --format=csv,noheader | tee $OUT/device.txt
-timeout 240 python -m pytest -q -m gpu tests/test_gpu.py tests/test_search.py tests/test_contraction.py tests/test_adaptive.py tests/test_cli.py tests/test_experiments.py -p no:cacheprovider 2>&1 | tail -3 | tee $OUT/tests.log
-timeout 330 python .dev16/asyncab.py NE,FLA,NY,BAY,COL 1,2,3,4,6,8,16 2>&1 | grep -v Warn | tee -a $OUT/asyncab.log
