@@ -280,3 +280,15 @@ def test_presentation_mode_plays_in_a_loop_in_large_type_and_esc_leaves(session)
     player.key("Escape")
     assert not session.present and session.playing  # leaving does not stop the show
     assert player.present.label == "Present" and "font-size" not in caption._layout.object
+
+
+def test_counts_of_one_are_singular(session):
+    """Issue 52: "83 iterations in 1 phases", "with 1 sorts"."""
+    from viz.cards import stats_html
+    from viz.style import counted
+
+    assert (counted(1, "phase"), counted(2, "phase")) == ("1 phase", "2 phases")
+    session.configs[0].method = "bellman_ford"  # one phase: Δ is infinite
+    run = session.runs[0]
+    assert run.result.counters.phases == 1
+    assert " in 1 phase<" in stats_html(run) and "1 phases" not in stats_html(run)

@@ -125,7 +125,7 @@ def stats_html(run: Run) -> str:
         _row("Graph", f"{html.escape(g.name)} · {g.n_nodes:,} nodes · {g.n_arcs:,} arcs"),
         _row("Search", f"{METHOD_LABELS[r.method]} · Δ {delta} · batch {r.batch_size}"),
         _row("Ran on", html.escape(r.device)),
-        _row("Iterations", f"{c.iterations:,} in {c.phases:,} phases"),
+        _row("Iterations", f"{c.iterations:,} in {style.counted(c.phases, 'phase')}"),
         _row("Host syncs", f"{c.host_syncs:,}"),
         _row("Arcs relaxed", f"{c.edges_relaxed:,} (Dijkstra: {ref.edges_relaxed:,})"),
         _row("Relative efficiency", f"{efficiency:.0%} of the work is what Dijkstra does"),

@@ -22,6 +22,7 @@ from . import style
 from ._page import held
 from .charts import TextPane
 from .state import DashboardError, GraphChoice, RunConfig, Session
+from .style import counted
 
 #: A step's frame that means "the run's last one" (clamped to the runs' length).
 LAST = 10**9
@@ -59,7 +60,10 @@ def _w(s: Session, value: int) -> str:
 
 def _c(run) -> str:
     c = run.result.counters
-    return f"{c.iterations:,} iterations in {c.phases:,} phases, {c.edges_relaxed:,} arcs relaxed"
+    return (
+        f"{counted(c.iterations, 'iteration')} in {counted(c.phases, 'phase')}, "
+        f"{counted(c.edges_relaxed, 'arc')} relaxed"
+    )
 
 
 _AUTO = {"method": "near_far", "batch_size": 64, **RunConfig.delta_values("auto")}
@@ -118,7 +122,8 @@ LESSONS: dict[str, Lesson] = {
                     "difference is which arcs each relaxes, and when.")),
                 Step(_AUTO, {**_AUTO, "method": "bucketing"}, LAST, lambda s: (
                     f"B is now Davidson's bucketing: {_c(_runs(s)[1])}, with "
-                    f"{_runs(s)[1].result.counters.bucket_sorts:,} sorts of its far nodes into "
+                    f"{counted(_runs(s)[1].result.counters.bucket_sorts, 'sort')} of its far "
+                    "nodes into "
                     "buckets of width Δ. Near-Far keeps one far pile and scans it at every "
                     "phase end; bucketing keeps them sorted, so a phase takes the next bucket.")),
             ),

@@ -21,10 +21,7 @@ from ._page import held
 from .charts import TextPane
 from .runview import RunView
 from .state import METHOD_LABELS, Geometry, Run
-
-
-def _n(count: int, one: str, many: str | None = None) -> str:
-    return f"{count:,} {one if count == 1 else (many or one + 's')}"
+from .style import counted
 
 
 def caption(run: Run, frame: int) -> str:
@@ -37,7 +34,7 @@ def caption(run: Run, frame: int) -> str:
         c = result.counters
         return (
             f"SciPy's Dijkstra settles one node at a time in distance order: "
-            f"{_n(c.edges_relaxed, 'arc')} relaxed, no iterations to show."
+            f"{counted(c.edges_relaxed, 'arc')} relaxed, no iterations to show."
         )
     frame = min(max(frame, 0), len(rec) - 1)
     now = rec.snapshot(frame)
@@ -57,9 +54,9 @@ def caption(run: Run, frame: int) -> str:
     delta_stepping = engine.METHODS[method].light_heavy
     what = "light arcs (≤ Δ)" if delta_stepping else "arcs"
     parts = [
-        f"Iteration {now.iteration:,}: {_n(now.frontier, 'near node')} relaxed "
-        f"{'its' if now.frontier == 1 else 'their'} {what} ({_n(arcs, 'arc')}); "
-        f"{_n(reached, 'node')} reached for the first time."
+        f"Iteration {now.iteration:,}: {counted(now.frontier, 'near node')} relaxed "
+        f"{'its' if now.frontier == 1 else 'their'} {what} ({counted(arcs, 'arc')}); "
+        f"{counted(reached, 'node')} reached for the first time."
     ]
     if now.phase > before.phase and result.delta is not None:
         rise = style.weight_text(now.threshold, kind)
@@ -82,15 +79,16 @@ def caption(run: Run, frame: int) -> str:
         else:
             parts.append(_adapted(before, now, kind))
         parts.append(
-            f"The threshold rises to {rise}; {_n(neared, 'node')} left the far pile for the "
-            f"near set, and {_n(settled, 'node')} {'is' if settled == 1 else 'are'} now settled."
+            f"The threshold rises to {rise}; {counted(neared, 'node')} left the far pile for "
+            f"the near set, and {counted(settled, 'node')} {'is' if settled == 1 else 'are'} "
+            "now settled."
         )
     elif result.delta is None:
-        parts.append(f"Bellman-Ford has no threshold: {_n(now.near, 'node')} will relax next.")
+        parts.append(f"Bellman-Ford has no threshold: {counted(now.near, 'node')} will relax next.")
     else:
         hi = style.weight_text(now.threshold, kind)
         parts.append(
-            f"{_n(neared, 'node')} joined the near set; {_n(now.far, 'node')} "
+            f"{counted(neared, 'node')} joined the near set; {counted(now.far, 'node')} "
             f"{'waits' if now.far == 1 else 'wait'} in the far pile, beyond the threshold {hi}."
         )
     target = result.target
@@ -99,8 +97,8 @@ def caption(run: Run, frame: int) -> str:
         parts.append(f"The target is settled at {d}: the search stops and the route is drawn.")
     elif frame == len(rec) - 1:
         parts.append(
-            f"Done: {_n(now.settled, 'node')} settled in {now.phase:,} phases; every distance "
-            "is final."
+            f"Done: {counted(now.settled, 'node')} settled in {counted(now.phase, 'phase')}; "
+            "every distance is final."
         )
     return " ".join(parts)
 
@@ -108,7 +106,7 @@ def caption(run: Run, frame: int) -> str:
 def _adapted(before, now, kind: str) -> str:
     """How the adaptive Δ answered the phase that just ended (`engine.adaptive`)."""
     was, new = style.weight_text(before.delta, kind), style.weight_text(now.delta, kind)
-    waste = _n(now.last_waste, "re-improvement")
+    waste = counted(now.last_waste, "re-improvement")
     if now.delta > before.delta:
         return f"It wasted little ({waste}), so the adaptive Δ widens from {was} to {new}."
     if now.delta < before.delta:

@@ -51,3 +51,8 @@ def file_stem(graph_name: str) -> str:
     """A graph's name as a safe part of a file name (``helsinki (all)`` → ``helsinki-all``)."""
     stem = Path(graph_name).name.split(".")[0]
     return re.sub(r"[^A-Za-z0-9_]+", "-", stem).strip("-") or "graph"
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``count`` with its noun, singular for one: "1 phase", "83 iterations"."""
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"
