@@ -292,3 +292,24 @@ def test_counts_of_one_are_singular(session):
     run = session.runs[0]
     assert run.result.counters.phases == 1
     assert " in 1 phase<" in stats_html(run) and "1 phases" not in stats_html(run)
+
+
+def test_bucket_and_delta_charts_read_as_numbers(session):
+    """Issue 52: "Buckets now" drew an empty axis from -1 to 1 where no bucket held a node,
+    and the adaptive-Δ chart ticked 107647.5."""
+    from bokeh.models import BasicTicker
+
+    charts = ChartsView(session)
+    session.configs[0].method = "delta_stepping"
+    rec = session.runs[0].result.recording
+    assert charts._buckets.y_range.start == 0
+    assert charts._buckets.y_range.end == rec.buckets.max()  # one scale for the whole run
+    session.seek(0)
+    empty = not session.runs[0].buckets(0).any()
+    assert charts._no_bucket.visible == empty
+    session.seek(session.runs[0].n_frames - 1)  # the end: every node settled
+    assert charts._no_bucket.visible
+    session.seek(5)
+    assert charts._no_bucket.visible == (not session.runs[0].buckets(5).any())
+    ticker = charts._delta.yaxis[0].ticker
+    assert isinstance(ticker, BasicTicker) and ticker.min_interval == 1

@@ -6,10 +6,13 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 from bokeh.models import (
+    BasicTicker,
     ColorBar,
     ColumnDataSource,
     DataRange1d,
+    Label,
     LogColorMapper,
+    NumeralTickFormatter,
     Range1d,
     Span,
 )
@@ -120,6 +123,8 @@ class ChartsView(RunView):
         self._delta = _chart("Adaptive Δ per iteration (chosen at each phase end)", x_range, 140)
         self._delta.step("frame", "delta", source=self._series, color="#555555", line_width=2,
                          mode="after")  # fmt: skip
+        self._delta.yaxis.ticker = BasicTicker(min_interval=1)  # Δ is whole: no 107,647.5
+        self._delta.yaxis.formatter = NumeralTickFormatter(format="0,0")
         self._cursors = []  # (figure, its cursor): a hidden figure's cursor waits
         for fig in (self._sets, self._edges, self._delta):
             cursor = _cursor("#222222")
@@ -137,7 +142,13 @@ class ChartsView(RunView):
             tools="save",
         )
         self._buckets.title.text_font_size = "12px"
+        self._buckets.y_range = Range1d(0, 1)  # the run's largest bucket, set with the run
         self._buckets.vbar(x="k", top="size", source=self._bins, width=0.9, color=style.FAR)
+        self._no_bucket = Label(
+            x=0, y=0.5, text="No node waits in a bucket at this iteration", text_color="#555555",
+            text_font_size="12px", visible=False,
+        )  # fmt: skip
+        self._buckets.add_layout(self._no_bucket)
         self._life = _chart(
             "Buckets over the search: nodes in each bucket (distance ÷ Δ) per iteration",
             x_range,
@@ -183,6 +194,8 @@ class ChartsView(RunView):
             k[-1] = last + 1
             self._bins.data = dict(k=k, size=rec.buckets[min(self.session.frame, len(rec) - 1)])
             self._buckets.x_range.start, self._buckets.x_range.end = -0.5, last + 1.5
+            self._buckets.y_range.end = max(int(rec.buckets.max(initial=0)), 1)
+            self._no_bucket.y = self._buckets.y_range.end / 2
             grid = rec.bucket_matrix()
             self._grid.data = dict(image=[grid.T], dw=[grid.shape[0]], dh=[grid.shape[1]])
             self._colours.high = max(int(grid.max(initial=0)), 2)
@@ -199,3 +212,5 @@ class ChartsView(RunView):
         bins = run.buckets(frame)
         if bins is not None:
             self._bins.data["size"] = bins
+            if self._no_bucket.visible != (empty := not bins.any()):
+                self._no_bucket.visible = empty
