@@ -364,13 +364,14 @@ def test_explore_sweep_fills_a_click_loads_it_and_downloads_work(server, browser
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     canvas.click(position={"x": box["width"] * 0.9, "y": box["height"] * 0.1})  # x2, 64
-    wait_for(lambda: "Δ 53,824" in stats(page) and "batch 64" in stats(page))
+    auto = engine.load_graph("helsinki").auto_delta()
+    wait_for(lambda: f"Δ {2 * auto:,}" in stats(page) and "batch 64" in stats(page))
     page.wait_for_timeout(600)  # a click soon after another is BokehJS's double tap, no tap
     canvas.click(position={"x": box["width"] * 0.4, "y": box["height"] * 0.75},
                  modifiers=["Shift"])  # fmt: skip
     wait_for(lambda: page.locator(".frontier-stats").count() == 2)
     b = page.locator(".frontier-stats").nth(1)
-    wait_for(lambda: re.search(r"Δ 13,456 .* batch 1\b", b.inner_text()))
+    wait_for(lambda: re.search(rf"Δ {round(0.5 * auto):,} .* batch 1\b", b.inner_text()))
     for ext in ("csv", "json", "png"):
         with page.expect_download() as download:
             page.locator(f".frontier-download-{ext} button").first.click()
@@ -586,6 +587,10 @@ def test_presentation_mode_by_link_and_button_and_esc_leaves(server, browser):
     wait_for(lambda: caption.is_visible() and caption.inner_text() != "")
     assert caption_font_px(page) >= 20
     wait_for(lambda: "Pause" in play_button(page).inner_text())  # it plays
+    legend = page.locator(".frontier-legend").first  # issue 52: the colours are explained
+    page.locator(".frontier-legend", has_text="settled").first.wait_for()
+    assert legend.is_visible()
+    assert page.locator(".frontier-fps select").first.input_value() == "8 fps"
     page.locator("body").click(position={"x": 700, "y": 5})
     page.keyboard.press("Escape")
     wait_for(lambda: settings.is_visible())

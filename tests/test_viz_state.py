@@ -1,5 +1,7 @@
 """The dashboard's state object: graph → runs → frames, without a browser."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -291,3 +293,16 @@ def test_every_network_of_the_embedded_city_opens(session):
         if network in ("all", "walk"):  # the default query's streets are in these
             assert graph.node_ids[session.source] == state.HELSINKI_SOURCE
         assert session.runs and session.error == ""
+
+
+def test_presentation_mode_plays_slower_and_gives_the_speed_back(session):
+    """Issue 52: a class follows 8 frames a second; leaving gives back the speed chosen."""
+    from viz.state import PRESENT_FPS
+
+    session.fps = 30
+    session.presenting(True)
+    assert session.fps == PRESENT_FPS and session.playing
+    session.tick(time.monotonic() + 1.0)
+    assert session.frame <= PRESENT_FPS + 1  # a second at 8 frames a second
+    session.presenting(False)
+    assert session.fps == 30

@@ -101,7 +101,8 @@ main = pn.Column(
     PhoneViewport(width=0, height=0, margin=0),
     LoadProgress(loader),
     Player(session),
-    pn.Column(LessonView(lessons), Legend(session), visible=shown),
+    pn.Column(LessonView(lessons), visible=shown),
+    Legend(session),  # in presentation mode too: a class needs to know what the colours say
     Caption(session),
     pn.Column(QuizView(quiz), Describe(session), visible=shown),
     pn.Card(

@@ -57,7 +57,9 @@ METHOD_LABELS = {
     m: engine.METHODS[m].title
     for m in engine.methods.names(recordable=True) + engine.methods.names(iterative=False)
 }
-FPS_CHOICES = (5, 10, 20, 30, 60)
+FPS_CHOICES = (5, 8, 10, 20, 30, 60)
+#: Presentation mode's speed: a class can follow each iteration (the player can change it).
+PRESENT_FPS = 8
 
 
 class DashboardError(FrontierError):
@@ -522,6 +524,8 @@ class Session(param.Parameterized):
         self._runs: collections.OrderedDict = collections.OrderedDict()
         self._refs: dict = {}
         self._clock: tuple[float, int] | None = None
+        self._fps_before = self.fps  # the speed presentation mode took over, given back after
+        self.param.watch(self._restart_clock, "fps")
         self._applying = False
         for config in self.configs:
             config.param.watch(self._config_changed, list(RunConfig.param)[1:])
@@ -744,11 +748,21 @@ class Session(param.Parameterized):
 
     def presenting(self, on: bool) -> None:
         """Enter presentation mode (it plays, in a loop) or leave it (playback goes on)."""
+        if on and not self.present:
+            self._fps_before = self.fps
+            self.fps = PRESENT_FPS
+        elif not on and self.present:
+            self.fps = self._fps_before
         self.present = on
         if on:
             self.loop = True
             if not self.playing:
                 self.play()
+
+    def _restart_clock(self, _event=None) -> None:
+        """A new speed counts from the frame on show (else the clock would jump)."""
+        if self.playing:
+            self._clock = (time.monotonic(), self.frame)
 
     def seek(self, frame: int) -> None:
         """Jump to ``frame`` (clamped); playback goes on from there."""
