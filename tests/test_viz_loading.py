@@ -158,3 +158,18 @@ def test_coordinates_come_from_a_second_file_typed_uploaded_or_linked(session, t
     controls.coords_upload.value = {"town.co": moved.read_bytes()}
     assert session.load_graph(controls._choice()), session.error
     assert session.loaded.geometry is not None
+
+
+def test_the_graph_menu_shows_the_graph_on_screen(session, town):
+    """Issue 52: after ?graph= the menu still said "Helsinki (embedded)", so Load graph
+    reloaded Helsinki; and options that cannot apply were shown."""
+    controls = GraphControls(session)
+    assert controls.source.value == "helsinki" and not controls.weights.visible
+    asyncio.run(open_link(session, Loader(session), {"graph": [str(town).encode()]}))
+    assert session.loaded.choice.spec == str(town), session.error
+    assert (controls.source.value, controls.text.value) == ("path", str(town))
+    assert controls.weights.visible and not controls.network.visible  # DIMACS: no OSM network
+    asyncio.run(controls._load())  # Load graph reloads what is on screen
+    assert session.loaded.choice.spec == str(town) and not session.error
+    assert session.load_graph(GraphChoice(network="drive"))
+    assert controls.source.value == "helsinki" and controls.network.visible

@@ -205,7 +205,9 @@ class GraphControls(Viewer):
         for w in (self.network, self.weight, self.weights):
             w.param.watch(self._reload, "value")
         session.param.watch(self._sync, ["loaded", "error"])
+        session.param.watch(self._show_loaded, "loaded")
         self._kind_changed()
+        self._show_loaded()
 
     def _options(self) -> dict:
         return dict(
@@ -254,6 +256,25 @@ class GraphControls(Viewer):
         choice = self.session.loaded.choice
         self.network.value, self.weight.value = choice.network, choice.weight
         self.weights.value = choice.weights
+
+    def _show_loaded(self, *_events) -> None:
+        """Show how the graph on screen was opened, however it was (a link, a lesson, a
+        replay, an upload: a stored file, shown by its path), so Load graph reloads it; show
+        only the options that apply to it."""
+        loaded = self.session.loaded
+        if loaded is None:
+            return
+        spec = loaded.choice.spec
+        if spec == "helsinki":
+            self.source.value = "helsinki"
+        elif spec.startswith("place:"):
+            self.source.value, self.text.value = "place", spec.removeprefix("place:")
+        else:
+            self.source.value, self.text.value = "path", spec
+            self.coords.value = loaded.choice.coords
+        osm = loaded.graph.weight_kind in state.WEIGHTS  # OSM weights: length or travel time
+        self.network.visible = self.weight.visible = osm
+        self.weights.visible = not osm
 
     def __panel__(self):
         return pn.Column(
