@@ -11,7 +11,7 @@ import pytest
 
 import engine
 from engine import experiments
-from viz.explore import NO_RANK, PENDING, Explorer, ExploreView
+from viz.explore import CPU_NOTICE, NO_RANK, PENDING, Explorer, ExploreView
 
 
 @pytest.fixture
@@ -88,6 +88,11 @@ def test_a_sweep_is_exact_and_its_best_cell_marked(explorer):
     assert {r["target"] for r in rows} == {str(ids[explorer.session.target])}
     explorer.metric = "time_ms"
     assert all(t.endswith(" ms") for t in view._cells.data["text"])
+    assert view._best.data["batch"] == [str(fastest[1])]
+    explorer.metric = "efficiency"  # issue 52: "fastest" is outlined only over speeds
+    assert view._best.data["batch"] == []
+    on_cpu = explorer.study.backend == "cpu" or not engine.gpu_available()
+    assert (CPU_NOTICE in explorer.status) == on_cpu
 
 
 def test_a_click_loads_the_cell_into_search_a_and_shift_into_b(explorer):
@@ -234,3 +239,18 @@ def test_an_adaptive_row_opens_in_the_player_with_default_bounds_only(explorer):
     view._on_tap(Tap)
     assert "adaptive:5-500 opens only from the CLI" in session.error
     assert session.runs[0] is before
+
+
+def test_the_time_left_leaves_out_the_first_search(explorer, gate):
+    """Issue 52: the first search compiles and warms up; an estimate from it alone said
+    "51 s left" for a 12 s sweep. None is given until a second search has ended."""
+    release, _ = gate
+    assert explorer.start("sweep")
+    release.release()
+    _poll_until(explorer, lambda: len(explorer.rows) == 1)
+    assert "left" not in explorer.status
+    release.release()
+    _poll_until(explorer, lambda: len(explorer.rows) == 2)
+    assert "s left" in explorer.status and "2 of 6" in explorer.status
+    explorer.cancel()
+    release.release(10)

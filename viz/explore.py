@@ -43,6 +43,10 @@ METRICS = {
     "time_ms": ("median time (ms)", False, "{:.3g} ms"),
     "efficiency": ("relative efficiency (Dijkstra's arcs ÷ ours)", True, "{:.2f}"),
 }
+#: The metrics that rank cells by speed: only over these is the fastest cell outlined.
+SPEED_METRICS = ("speedup", "time_ms")
+#: Said beside a study timed on the CPU.
+CPU_NOTICE = "timed on the CPU (the NumPy twin): CPU times do not tell which Δ suits a GPU"
 PENDING = "#eeeeee"
 REPEATS = (1, 3, 5, 9)
 NO_RANK = -1  # the rank menu's entry for a target that has no rank 2^r (or none)
@@ -73,6 +77,7 @@ class Study:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._stop = threading.Event()
         self._started = time.monotonic()
+        self._first_at: float | None = None  # when the first search ended (it warms up)
         self._elapsed = 0.0
         self._thread = threading.Thread(target=self._work, name=f"frontier-{kind}", daemon=True)
 
@@ -107,6 +112,8 @@ class Study:
             changed = True
             if row is not None:
                 self.rows.append({k: str(v) for k, v in row.items()})
+                if self._first_at is None:
+                    self._first_at = time.monotonic()
                 continue
             self._elapsed = time.monotonic() - self._started
             if self.error is not None:
@@ -134,10 +141,11 @@ class Study:
         """One line: what runs, how far it is, what came out."""
         what = "Sweep" if self.kind == "sweep" else "Rank study"
         done = len(self.rows)
-        if self.outcome == "running":
-            spent = time.monotonic() - self._started
-            left = spent / done * (self.total - done) if done else None
-            eta = "" if left is None else f", about {left:.0f} s left"
+        if self.outcome == "running":  # the time left from the searches after the first,
+            eta = ""  # which compiles and warms up (it made a 12 s sweep say "51 s left")
+            if done >= 2:
+                rate = (time.monotonic() - self._first_at) / (done - 1)
+                eta = f", about {rate * (self.total - done):.0f} s left"
             return f"{what}: {done} of {self.total} searches{eta}"
         if self.outcome == "failed":
             return f"{what} failed after {done} of {self.total} searches"
@@ -145,7 +153,8 @@ class Study:
         checked = f"{inexact} differ from SciPy's Dijkstra" if inexact else "every distance exact"
         ended = "finished" if self.outcome == "finished" else "cancelled"
         took = f"{done} of {self.total} searches in {self._elapsed:.1f} s"
-        return f"{what} {ended}: {took}, {checked}"
+        on_cpu = self.backend == "cpu" or not engine.gpu_available()
+        return f"{what} {ended}: {took}, {checked}" + (f"; {CPU_NOTICE}" if on_cpu else "")
 
 
 class Explorer(param.Parameterized):
@@ -482,7 +491,7 @@ class ExploreView(Viewer):
             text=[fmt.format(cells[k][metric]) if k in cells else "…" for k in keys],
             ink=[_ink(c) for c in fill],
         )
-        if done:
+        if done and metric in SPEED_METRICS:
             spec, b = min(done, key=lambda k: cells[k]["time_ms"])  # the fastest cell
             delta = dict(study.deltas)[spec]
             self._best.data = dict(batch=[str(b)], delta=[self._delta_label(spec, delta)])
@@ -544,8 +553,10 @@ class ExploreView(Viewer):
 
     def __panel__(self):
         help_ = pn.pane.HTML(
-            "<small>Every search is checked against SciPy's Dijkstra. Click a cell to "
-            "animate it as search A; shift-click to put it beside as search B.</small>"
+            "<small>Every search is checked against SciPy's Dijkstra. Cells show the median "
+            "of their searches; the red outline marks the fastest while they show speed. "
+            "Click a cell to animate it as search A; shift-click to put it beside as search "
+            "B.</small>"
         )
         return pn.FlexBox(  # the results wrap below the settings on a phone
             pn.Column(
