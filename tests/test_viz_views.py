@@ -316,3 +316,32 @@ def test_bucket_and_delta_charts_read_as_numbers(session):
     assert charts._no_bucket.visible
     ticker = charts._delta.yaxis[0].ticker
     assert isinstance(ticker, BasicTicker) and ticker.min_interval == 1
+
+
+def test_a_comparison_is_labelled_on_one_scale_with_its_differences(session):
+    """Issue 52: the maps were not labelled A and B, the charts had their own y-scales,
+    nothing said how B differed, and the caption narrated A only."""
+    from bokeh.models import DataRange1d
+
+    from viz.cards import Differences, RunTitle
+
+    shared = {"sets": DataRange1d(), "edges": DataRange1d()}
+    a, b = ChartsView(session, 0, y_ranges=shared), ChartsView(session, 1, y_ranges=shared)
+    assert a._sets.y_range is b._sets.y_range is shared["sets"]
+    assert a._edges.y_range is b._edges.y_range is shared["edges"]
+    titles = RunTitle(session, 0), RunTitle(session, 1)
+    differences, words = Differences(session), Caption(session)
+    session.configs[1].param.update(method="bellman_ford")
+    session.compare = True
+    assert "<b>A</b> · Near-Far" in titles[0]._layout.object
+    assert "<b>B</b> · Bellman-Ford" in titles[1]._layout.object
+    ra, rb = session.runs
+    line = differences._layout.object
+    assert f"iterations {rb.result.counters.iterations:,} vs {ra.result.counters.iterations:,}" in (
+        line
+    )
+    assert "arcs relaxed" in line and "search time" in line
+    session.seek(1)
+    assert "<b>A</b>: Iteration 1" in words._layout.object and "<b>B</b>:" in words._layout.object
+    session.compare = False
+    assert "<b>B</b>" not in words._layout.object

@@ -11,7 +11,7 @@ from bokeh.models import DataRange1d
 import engine
 from viz._page import freeze_while_open, no_delay, page_scripts, soon
 from viz.access import Accessible, PhoneViewport
-from viz.cards import NOTES, Legend, StatsCard
+from viz.cards import NOTES, Differences, Legend, RunTitle, StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
 from viz.controls import GraphControls, Player, QueryControls, RunControls
@@ -46,7 +46,8 @@ quiz = Quiz(session)  # predict the next step: questions checked against the rec
 loader = Loader(session)  # graph loads run on a worker thread, with progress and Cancel
 
 
-frames = DataRange1d()  # the charts of both runs share their iteration axis
+frames = DataRange1d()  # the charts of both runs share their iteration axis ...
+counts = {"sets": DataRange1d(), "edges": DataRange1d()}  # ... and their counts' axes
 # Presentation mode (a projector) keeps the map, the player and the caption.
 shown = session.param.present.rx.not_()
 
@@ -54,9 +55,14 @@ shown = session.param.present.rx.not_()
 def slot(k: int) -> pn.Column:
     """Map, readouts, stats and charts of run ``k``."""
     return pn.Column(
+        RunTitle(session, k),
         pn.Column(Readouts(session, k), visible=shown),
         MapView(session, k),
-        pn.Column(StatsCard(session, k), ChartsView(session, k, x_range=frames), visible=shown),
+        pn.Column(
+            StatsCard(session, k),
+            ChartsView(session, k, x_range=frames, y_ranges=counts),
+            visible=shown,
+        ),
         visible=True if k == 0 else pn.bind(lambda c, p: c and not p, session.param.compare,
                                             session.param.present),
         sizing_mode="stretch_width",
@@ -113,6 +119,7 @@ main = pn.Column(
         sizing_mode="stretch_width",
         visible=shown,
     ),
+    Differences(session),
     pn.Row(slot(0), slot(1), sizing_mode="stretch_width"),
     pn.Card(
         ExploreView(explorer),

@@ -154,3 +154,60 @@ class StatsCard(RunView):
     def _on_runs(self, *_events) -> None:
         if self._run is not None:
             self._layout.object = stats_html(self._run)
+
+
+def _search_words(run: Run) -> str:
+    r = run.result
+    delta = "" if r.delta is None else f" · Δ {style.weight_text(r.delta, r.graph.weight_kind)}"
+    if r.adaptive is not None:
+        delta = " · adaptive Δ"
+    return f"{METHOD_LABELS[r.method]}{delta} · batch {r.batch_size}"
+
+
+def _times(b: float, a: float) -> str:
+    return f"{b / a:.2f}×" if a > 0 else "—"
+
+
+def differences_html(a: Run, b: Run) -> str:
+    """B against A in one line: iterations, phases, arcs relaxed, search time."""
+    ca, cb = a.result.counters, b.result.counters
+    parts = [
+        f"iterations {cb.iterations:,} vs {ca.iterations:,}",
+        f"phases {cb.phases:,} vs {ca.phases:,}",
+        f"arcs relaxed {_times(cb.edges_relaxed, ca.edges_relaxed)}",
+        f"search time {_times(b.result.elapsed_s, a.result.elapsed_s)}",
+    ]
+    return f"<div class='frontier-differences'><b>B against A:</b> {' · '.join(parts)}</div>"
+
+
+class RunTitle(RunView):
+    """"A" or "B" over a run's map while two are compared, with what that search is."""
+
+    def __init__(self, session: Session, slot: int = 0, **params):
+        super().__init__(session, slot, **params)
+        self._layout = pn.pane.HTML("", margin=(0, 10), sizing_mode="stretch_width",
+                                    visible=session.param.compare)  # fmt: skip
+        self._follow(frames=False)
+
+    def _on_runs(self, *_events) -> None:
+        if self._run is not None:
+            letter = "AB"[self.slot]
+            self._layout.object = (
+                f"<div class='frontier-run-title' style='font-size:15px'><b>{letter}</b> · "
+                f"{html.escape(_search_words(self._run))}</div>"
+            )
+
+
+class Differences(RunView):
+    """What B did against A, in one line, while two runs are compared."""
+
+    def __init__(self, session: Session, **params):
+        super().__init__(session, 0, **params)
+        self._layout = pn.pane.HTML("", margin=(0, 10), sizing_mode="stretch_width",
+                                    visible=session.param.compare)  # fmt: skip
+        self._follow(frames=False)
+
+    def _on_runs(self, *_events) -> None:
+        runs = self.session.runs
+        if len(runs) == 2:
+            self._layout.object = differences_html(*runs)

@@ -34,10 +34,11 @@ _READOUTS = (
 )
 
 
-def _chart(title: str, x_range, height: int) -> figure:
+def _chart(title: str, x_range, height: int, y_range=None) -> figure:
     fig = figure(
         title=title,
         x_range=x_range,
+        y_range=y_range or DataRange1d(),
         height=height,
         sizing_mode="stretch_width",
         tools="xpan,xwheel_zoom,reset,save",
@@ -99,14 +100,21 @@ class ChartsView(RunView):
     """Near/far/settled per iteration with phase marks, arcs relaxed, an adaptive Δ, and
     the buckets of Δ-stepping and bucketing; a cursor follows the player."""
 
-    def __init__(self, session: Session, slot: int = 0, x_range=None, **params):
+    def __init__(
+        self, session: Session, slot: int = 0, x_range=None, y_ranges=None, **params
+    ):
+        """``x_range`` (iterations) and ``y_ranges`` (``{"sets": ..., "edges": ...}``) may
+        be shared with the other run's charts, so that A and B are read on one scale."""
         super().__init__(session, slot, **params)
         x_range = x_range or DataRange1d()
+        y_ranges = y_ranges or {}
         self._series = ColumnDataSource(
             dict(frame=[], near=[], far=[], settled=[], edges=[], delta=[])
         )
         self._phases = ColumnDataSource(dict(x=[]))
-        self._sets = _chart("Nodes near, far and settled per iteration", x_range, 210)
+        self._sets = _chart(
+            "Nodes near, far and settled per iteration", x_range, 210, y_ranges.get("sets")
+        )
         for name, color in (("settled", style.SETTLED), ("far", style.FAR), ("near", style.NEAR)):
             self._sets.line(
                 "frame", name, source=self._series, color=color, line_width=2, legend_label=name
@@ -116,7 +124,8 @@ class ChartsView(RunView):
         )
         self._sets.legend.location = "top_left"
         self._sets.legend.label_text_font_size = "11px"
-        self._edges = _chart("Arcs relaxed, cumulative (dashed: Dijkstra's total)", x_range, 160)
+        self._edges = _chart("Arcs relaxed, cumulative (dashed: Dijkstra's total)", x_range, 160,
+                             y_ranges.get("edges"))  # fmt: skip
         self._edges.line("frame", "edges", source=self._series, color="#555555", line_width=2)
         self._dijkstra = Span(dimension="width", line_dash="dashed", line_color="#888888")
         self._edges.add_layout(self._dijkstra)

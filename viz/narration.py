@@ -217,6 +217,11 @@ class Caption(RunView):
         run = self._run
         if run is not None:
             text = html.escape(caption(run, self.session.frame))
+            runs = self.session.runs
+            if len(runs) == 2:  # comparing: both searches at this frame
+                frame = min(self.session.frame, runs[1].n_frames - 1)
+                b = html.escape(caption(runs[1], frame))
+                text = f"<b>A</b>: {text}<br><b>B</b>: {b}"
             size = f"font-size:{style.PRESENT_PX}px;" if self.session.present else ""
             self._layout.object = (
                 f'<div class="frontier-caption" style="{size}{CAPTION_HEIGHT}">{text}</div>'
