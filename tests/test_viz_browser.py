@@ -768,3 +768,28 @@ def test_a_phone_has_no_sideways_scroll_and_a_tap_sets_the_source(server, browse
     events.tap(position={"x": box["width"] * 0.5, "y": box["height"] * 0.3})
     wait_for(lambda: route(page) != default)
     assert page.evaluate(wide) <= 390
+
+
+def test_keys_on_the_sliders_and_typed_values_rerun_every_view(server, browser):
+    """Issue 52: a key on the Δ slider's handle logged "_pending_writes should be non-None"
+    and left the stats card on the old run; the server fixture fails on any such error."""
+    page = open_app(browser, server)
+    play_button(page).click()  # paused: a change must re-run all the same
+    wait_for(lambda: "Play" in play_button(page).inner_text())
+    box = page.locator(".frontier-delta input").first
+
+    def delta_shown() -> str:
+        return box.input_value().replace(",", "")
+
+    for _ in range(2):
+        before = delta_shown()
+        page.locator(".frontier-delta-slider [role=slider]").first.press("ArrowRight")
+        wait_for(lambda b=before: delta_shown() != b)
+        wait_for(lambda: f"Δ {int(delta_shown()):,} " in stats(page))
+    page.locator(".frontier-batch-slider [role=slider]").first.press("ArrowLeft")
+    wait_for(lambda: "batch 32" in stats(page))
+    box.fill("7777")
+    box.press("Enter")
+    wait_for(lambda: "Δ 7,777 " in stats(page) and "batch 32" in stats(page))
+    page.locator(".frontier-batch-slider [role=slider]").first.press("ArrowRight")
+    wait_for(lambda: "Δ 7,777 " in stats(page) and "batch 64" in stats(page))

@@ -114,6 +114,24 @@ def soon(action: Callable[[], object]) -> None:
         action()
 
 
+def from_page(watcher: Callable[..., object]):
+    """A watcher of a widget the browser changes, run with the document held.
+
+    Panel applies a change that comes from the browser outside Bokeh's document lock; a view
+    that then changed one of the page's own Bokeh models (the player's frame slider, a
+    chart's source) raised "_pending_writes should be non-None" in the server, and the views
+    after it kept showing the old run (a key pressed on the Δ slider's handle). Panel's hold
+    sends those changes itself, as `held` does for clicks.
+    """
+
+    @functools.wraps(watcher)
+    def run(*args, **kwargs):
+        with pn.io.hold():
+            return watcher(*args, **kwargs)
+
+    return run
+
+
 def held(action: Callable[[], object]):
     """An ``on_click`` handler running ``action`` with the document held.
 

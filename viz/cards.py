@@ -8,6 +8,7 @@ import panel as pn
 from panel.viewable import Viewer
 
 from . import style
+from ._page import from_page
 from .runview import RunView
 from .state import METHOD_LABELS, Run, Session
 
@@ -57,7 +58,7 @@ class Legend(Viewer):
             css_classes=["frontier-layer"],
             width=220,
         )
-        self.layer.param.watch(lambda e: setattr(session, "layer", e.new), "value")
+        self.layer.param.watch(from_page(lambda e: setattr(session, "layer", e.new)), "value")
         self.text = pn.pane.HTML(LEGENDS[session.layer], css_classes=["frontier-legend"])
         session.param.watch(self._sync, "layer")
 

@@ -17,7 +17,7 @@ from panel.viewable import Viewer
 import engine
 
 from . import state, style
-from ._page import every, held, served
+from ._page import every, from_page, held, served
 from .loading import Loader
 from .state import GraphChoice, RunConfig, Session
 
@@ -48,7 +48,7 @@ def two_way(widget, obj, name: str, *, attr: str = "value") -> None:
         if getattr(widget, attr) != (value := getattr(obj, name)):
             setattr(widget, attr, value)
 
-    widget.param.watch(push, attr)
+    widget.param.watch(from_page(push), attr)
     obj.param.watch(pull, name)
 
 
@@ -113,9 +113,9 @@ class RunControls(Viewer):
         two_way(self.adaptive, config, "adaptive_delta")
         two_way(self.backend, config, "backend")
         self._syncing = False
-        self.delta_slider.param.watch(self._chose_delta, "value")
-        self.delta.param.watch(self._chose_delta, "value")
-        self.batch.param.watch(self._batched, "value")
+        self.delta_slider.param.watch(from_page(self._chose_delta), "value")
+        self.delta.param.watch(from_page(self._chose_delta), "value")
+        self.batch.param.watch(from_page(self._batched), "value")
         config.param.watch(
             self._sync, ["delta", "batch_size", "auto_delta", "adaptive_delta", "method"]
         )
@@ -203,7 +203,7 @@ class GraphControls(Viewer):
         self.load.on_click(self._load)
         self.loader.param.watch(lambda e: setattr(self.load, "loading", e.new), "busy")
         for w in (self.network, self.weight, self.weights):
-            w.param.watch(self._reload, "value")
+            w.param.watch(from_page(self._reload), "value")
         session.param.watch(self._sync, ["loaded", "error"])
         session.param.watch(self._show_loaded, "loaded")
         self._kind_changed()

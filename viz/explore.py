@@ -29,7 +29,7 @@ import engine
 from engine import FrontierError, ParameterError, experiments, plots
 from engine.adaptive import AdaptiveDelta
 
-from ._page import every, held
+from ._page import every, from_page, held
 from .charts import TextPane
 from .controls import two_way
 from .state import METHOD_LABELS, LoadedGraph, RunConfig, Session, Settings
@@ -377,7 +377,7 @@ class ExploreView(Viewer):
         self.ranks.on_click(held(lambda: e.start("ranks")))
         self.cancel.on_click(held(e.cancel))
         self.rank = pn.widgets.Select(label="Target at Dijkstra rank", width=180)
-        self.rank.param.watch(self._chose_rank, "value")
+        self.rank.param.watch(from_page(self._chose_rank), "value")
         self.metric = pn.widgets.Select(  # a menu, not buttons: it fits a phone
             label="Cells show", options={METRICS[k][0]: k for k in METRICS}, value=e.metric,
             width=300, sizing_mode=None,

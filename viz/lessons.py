@@ -19,7 +19,7 @@ import param
 from panel.viewable import Viewer
 
 from . import style
-from ._page import held
+from ._page import from_page, held
 from .charts import TextPane
 from .state import DashboardError, GraphChoice, RunConfig, Session
 from .style import counted
@@ -209,7 +209,7 @@ class LessonView(Viewer):
         self.next = pn.widgets.Button(label="Next", width=80, color="primary")
         self.close = pn.widgets.Button(label="Close", width=80)
         self.text = TextPane("", sizing_mode="stretch_width")
-        self.menu.param.watch(self._chose, "value")
+        self.menu.param.watch(from_page(self._chose), "value")
         self.back.on_click(held(lambda: lessons.go(-1)))
         self.next.on_click(held(lambda: lessons.go(1)))
         self.close.on_click(held(lessons.close))
