@@ -110,7 +110,7 @@ def test_stats_card_compares_with_dijkstra(session):
 def test_run_controls_drive_the_config(session):
     config = session.configs[0]
     controls = RunControls(session, config)
-    controls.delta_slider.value = 1024
+    controls.delta_slider.value = 10.0  # 2^10
     assert (config.auto_delta, config.delta) == (False, 1024)
     assert session.runs[0].result.delta == 1024
     controls.delta.value = 0  # refused: the widgets go back with the config
@@ -264,7 +264,7 @@ def test_an_adaptive_delta_is_a_toggle_a_readout_and_a_chart(session):
     session.seek(len(deltas) - 1)
     assert 'class="frontier-delta-now">' in readouts._layout.object
     assert "adaptive" in StatsCard(session)._layout.object
-    controls.delta_slider.value = 1024  # a chosen Δ turns both automatic choices off
+    controls.delta_slider.value = 10.0  # Δ 2^10 = 1024: a chosen Δ turns both automatics off
     assert (config.adaptive_delta, config.auto_delta) == (False, False)
     assert session.runs[0].result.delta == 1024 and not charts._delta.visible
 
@@ -345,3 +345,23 @@ def test_a_comparison_is_labelled_on_one_scale_with_its_differences(session):
     assert "<b>A</b>: Iteration 1" in words._layout.object and "<b>B</b>:" in words._layout.object
     session.compare = False
     assert "<b>B</b>" not in words._layout.object
+
+
+def test_the_delta_slider_shows_the_exact_delta_that_ran_with_its_unit(session):
+    """Issue 52: the slider snapped to powers of two (32768 shown for 26,912; 4096 after
+    typing 5000), and nothing said what Δ is counted in."""
+    import math
+
+    config = session.configs[0]
+    controls = RunControls(session, config)
+    auto = session.runs[0].result.delta
+    assert round(2**controls.delta_slider.value) == auto  # auto Δ: the one that ran
+    controls.delta.value = 5000
+    assert round(2**controls.delta_slider.value) == 5000 == session.runs[0].result.delta
+    controls.delta_slider.value = math.log2(5000) + 0.05  # one key to the right
+    assert session.runs[0].result.delta == round(5000 * 2**0.05) == controls.delta.value
+    controls.delta_slider.value = 1e9  # a crafted value: brought into the range
+    assert session.runs[0].result.delta == min(2**31, session.loaded.graph.max_delta())
+    assert controls.delta.label == "Δ exact, in cm"
+    assert session.load_graph(GraphChoice(weight="travel_time"))
+    assert controls.delta.label == "Δ exact, in ms"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import time
 from collections.abc import Callable
 from functools import partial
@@ -11,7 +12,7 @@ from typing import ClassVar
 
 import panel as pn
 import param
-from bokeh.models import Slider
+from bokeh.models import CustomJSTickFormatter, Slider
 from panel.viewable import Viewer
 
 import engine
@@ -23,8 +24,13 @@ from .state import GraphChoice, RunConfig, Session
 
 log = logging.getLogger(__name__)
 
-#: Δ slider stops: powers of two.
-DELTA_STOPS = [2**k for k in range(31)]
+#: The Δ slider's range, as powers of two, and its step (a key press: about 3.5 %).
+DELTA_LOG2_MAX, DELTA_LOG2_STEP = 31.0, 0.05
+#: The slider's label shows Δ itself, exactly as it ran, not its logarithm.
+DELTA_FORMAT = CustomJSTickFormatter(code="return Math.round(2 ** tick).toLocaleString('en-US')")
+#: What Δ is counted in, by the graph's weight: OSM lengths in centimetres, travel times in
+#: milliseconds, DIMACS/PACE weights in the file's own unit.
+DELTA_UNITS = {"length": "cm", "travel_time": "ms"}
 #: Batch-size slider stops.
 BATCH_STOPS = [2**k for k in range(13)]
 _SOURCES = {
@@ -90,10 +96,13 @@ class RunControls(Viewer):
             color="light",
             css_classes=["frontier-adaptive"],
         )
-        self.delta_slider = StopSlider(
+        self.delta_slider = pn.widgets.FloatSlider(
             label="Δ (log scale)",
-            options=DELTA_STOPS,
-            value=_nearest_stop(config.delta, DELTA_STOPS),
+            start=0.0,
+            end=DELTA_LOG2_MAX,
+            step=DELTA_LOG2_STEP,
+            value=math.log2(config.delta),
+            format=DELTA_FORMAT,
             css_classes=["frontier-delta-slider"],
         )
         self.delta = pn.widgets.IntInput(
@@ -113,7 +122,7 @@ class RunControls(Viewer):
         two_way(self.adaptive, config, "adaptive_delta")
         two_way(self.backend, config, "backend")
         self._syncing = False
-        self.delta_slider.param.watch(from_page(self._chose_delta), "value")
+        self.delta_slider.param.watch(from_page(self._slid_delta), "value")
         self.delta.param.watch(from_page(self._chose_delta), "value")
         self.batch.param.watch(from_page(self._batched), "value")
         config.param.watch(
@@ -125,6 +134,13 @@ class RunControls(Viewer):
     def _chose_delta(self, event) -> None:
         if not self._syncing:
             self.config.param.update(delta=event.new, auto_delta=False, adaptive_delta=False)
+
+    def _slid_delta(self, event) -> None:
+        """Δ = 2^value, whole; a value from outside the slider's range is brought into it."""
+        if not self._syncing and event.new is not None and math.isfinite(event.new):
+            exponent = min(max(event.new, 0.0), DELTA_LOG2_MAX)
+            delta = round(2**exponent)
+            self.config.param.update(delta=delta, auto_delta=False, adaptive_delta=False)
 
     def _batched(self, event) -> None:
         if not self._syncing:
@@ -140,7 +156,7 @@ class RunControls(Viewer):
         self._syncing = True  # moving the sliders to match is not a user's choice
         try:
             self.delta.value = shown
-            self.delta_slider.value = _nearest_stop(shown, DELTA_STOPS)
+            self.delta_slider.value = math.log2(max(shown, 1))  # its label: exactly Δ
             self.batch.value = _nearest_stop(c.batch_size, BATCH_STOPS)
         finally:
             self._syncing = False
@@ -149,7 +165,10 @@ class RunControls(Viewer):
             w.disabled = not uses_delta
         self.batch.disabled = not engine.METHODS[c.method].iterative
         if self.session.loaded is not None:
-            self.auto.label = f"auto Δ = {self.session.loaded.graph.auto_delta():,}"
+            graph = self.session.loaded.graph
+            self.auto.label = f"auto Δ = {graph.auto_delta():,}"
+            unit = DELTA_UNITS.get(graph.weight_kind, "the file's weight unit")
+            self.delta.label = f"Δ exact, in {unit}"
 
     def __panel__(self):
         return pn.Column(
