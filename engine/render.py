@@ -28,7 +28,9 @@ COLORS = {
     # (CIEDE2000) under simulated protanopia, deuteranopia and tritanopia (tests/test_viz_style).
     "far": "#56b4e9",
     "near": "#e69f00",
-    "settled": "#000000",
+    # Settled is a mid grey, darker than the roads: black made the settled region of a real
+    # city (thousands of nodes) a blot that hid the near and far nodes at its edge.
+    "settled": "#6e6e6e",
     "source": "#0072b2",
     "target": "#d55e00",
     "text": "#222222",

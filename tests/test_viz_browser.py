@@ -165,6 +165,14 @@ def box_of(locator) -> dict:
     return boxes[-1]
 
 
+def open_settings(page) -> None:
+    """Open the settings drawer (the graph, search B, playback, teaching, take-away)."""
+    drawer = page.locator(".frontier-settings").first
+    if not drawer.is_visible():
+        page.locator(".frontier-settings-toggle button").first.click()
+    wait_for(drawer.is_visible)
+
+
 def play_button(page):
     return page.locator(".frontier-play button").first
 
@@ -424,6 +432,7 @@ def test_a_copied_link_opens_the_same_view(server, browser, tmp_path):
     bad = browser.new_context().new_page()
     bad.goto(server + "?method=warp&frame=2")
     bad.locator(".notyf__toast", has_text="link: method='warp'").first.wait_for(timeout=30_000)
+    open_settings(fresh)
     with fresh.expect_download() as download:
         fresh.locator(".frontier-export-gif button").first.click()
     path = tmp_path / download.value.suggested_filename
@@ -448,6 +457,7 @@ def test_keyboard_steps_and_the_caption_follows(server, browser):
     wait_for(lambda: caption.inner_text().startswith("Iteration 2:"))
     live = page.locator(".frontier-live[aria-live=polite]").first  # read to screen readers
     wait_for(lambda: (live.text_content() or "").startswith("Iteration 2:"))
+    open_settings(page)
     page.locator(".frontier-describe button").first.click()
     described = page.locator(".frontier-description[role=status]").first
     wait_for(lambda: described.is_visible() and "Frame 2 of" in described.inner_text())
@@ -476,6 +486,7 @@ def map_fill_field(page) -> str:
 def test_the_wasted_work_layer_toggles(server, browser):
     page = open_app(browser, server)
     assert map_fill_field(page) == "state"
+    open_settings(page)
     page.locator(".frontier-layer button", has_text="Wasted work").first.click()
     wait_for(lambda: map_fill_field(page) == "work")
     page.locator(".frontier-legend", has_text="wasted work").first.wait_for()
@@ -488,6 +499,7 @@ def test_a_slow_load_spins_and_the_page_stays_live(server, browser):
     if not city.is_file():
         pytest.skip("the shared data is not beside the project")
     page = open_app(browser, server)
+    open_settings(page)
     page.locator(".frontier-settings select").first.select_option(label="File path")
     page.locator("input[placeholder='data/city.osm.pbf']").first.fill(str(city))
     page.locator("button", has_text="Load graph").first.click()
@@ -579,7 +591,7 @@ def test_presentation_mode_by_link_and_button_and_esc_leaves(server, browser):
     """Issue 20: ``?present=1`` keeps the map, the player and the caption, in large type,
     playing; Esc brings the settings back, and the button enters the mode again."""
     page = open_app(browser, server + "?present=1")
-    settings = page.locator(".frontier-settings").first
+    settings = page.locator(".frontier-compare").first  # the search bar
     wait_for(lambda: not settings.is_visible())
     assert not page.locator(".frontier-explore").first.is_visible()
     assert not page.locator(".frontier-stats").first.is_visible()
@@ -707,6 +719,7 @@ def test_a_predict_question_answered_right_then_wrong(server, browser, links_dir
     page = open_app(browser, server + "?" + urlencode({"graph": str(gr), "source": 1, "frame": 3}))
     wait_for(lambda: "quizgrid" in stats(page), 60)
     wait_for(lambda: number(page, "frontier-iteration") == 3)
+    open_settings(page)
     box = page.locator(".frontier-quiz").first
     text = page.locator(".frontier-quiz .frontier-score").first
     for k, right in enumerate((True, False)):
@@ -793,3 +806,114 @@ def test_keys_on_the_sliders_and_typed_values_rerun_every_view(server, browser):
     wait_for(lambda: "Δ 7,777 " in stats(page) and "batch 32" in stats(page))
     page.locator(".frontier-batch-slider [role=slider]").first.press("ArrowRight")
     wait_for(lambda: "Δ 7,777 " in stats(page) and "batch 64" in stats(page))
+
+
+#: The page's interactive controls on screen, and the share of the screen the map takes.
+ON_SCREEN = """() => {
+  const vw = innerWidth, vh = innerHeight, controls = [];
+  let map = null;
+  function shown(el) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2 || r.bottom <= 0 || r.top >= vh || r.right <= 0
+        || r.left >= vw) return false;
+    for (let n = el; n; n = n.parentElement || n.getRootNode().host) {
+      const cs = getComputedStyle(n);
+      if (cs.visibility === "hidden" || cs.display === "none" || +cs.opacity === 0)
+        return false;
+    }
+    return true;
+  }
+  function walk(root) {
+    const wanted = "button, select, input, textarea, [role=slider], .bk-switch";
+    for (const el of root.querySelectorAll(wanted))
+      if (el.type !== "hidden" && !el.classList.contains("bk-spin-btn") && shown(el))
+        controls.push(el.textContent.trim() || el.value || el.tagName);
+    for (const el of root.querySelectorAll(".frontier-map")) map = map || el;
+    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) walk(el.shadowRoot);
+  }
+  walk(document);
+  const r = map.getBoundingClientRect();
+  const w = Math.min(r.right, vw) - Math.max(r.left, 0);
+  const h = Math.min(r.bottom, vh) - Math.max(r.top, 0);
+  return {controls, map: Math.max(w, 0) * Math.max(h, 0) / (vw * vh)};
+}"""
+
+#: How much of the map's box the city fills, in width and in height (the roads' image
+#: against the plot's ranges), and how many points the route has.
+CITY_IN_BOX = """() => {
+  for (const doc of Bokeh.documents)
+    for (const m of doc.all_models)
+      if (m.type === "Figure" && m.renderers.some(r => r.glyph && r.glyph.type === "ImageRGBA")) {
+        const g = m.renderers.find(r => r.glyph.type === "ImageRGBA").glyph;
+        const v = (p) => (typeof p === "object" ? p.value : p);
+        const route = m.renderers.find(r => r.glyph && r.glyph.type === "Line");
+        return {w: v(g.dw) / (m.x_range.end - m.x_range.start),
+                h: v(g.dh) / (m.y_range.end - m.y_range.start),
+                route: route.data_source.data.x.length};
+      }
+  return null;
+}"""
+
+
+def test_the_map_is_the_picture(server, browser):
+    """Issue 52: at 1400×900 the map covers at least half the screen with at most 12
+    controls on it, the city fitted to the map's box; presentation mode at 1920×1080: the map
+    at least 70 %, the legend on screen, the route of the default query drawn."""
+    page = open_app(browser, server)
+    wait_for(lambda: page.evaluate(CITY_IN_BOX) is not None)
+    page.wait_for_timeout(1500)  # the layout settles
+    seen = page.evaluate(ON_SCREEN)
+    assert seen["map"] >= 0.5 and len(seen["controls"]) <= 12, seen
+    city = page.evaluate(CITY_IN_BOX)
+    assert max(city["w"], city["h"]) >= 0.85, city
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    _OPEN.append(context)
+    shown = context.new_page()
+    shown.goto(server + "?present=1&frame=100000")  # paused at the end: the route is drawn
+    shown.locator(".frontier-map canvas").first.wait_for(timeout=60_000)
+    wait_for(lambda: (shown.evaluate(CITY_IN_BOX) or {}).get("route", 0) > 1)
+    shown.wait_for_timeout(1500)
+    seen = shown.evaluate(ON_SCREEN)
+    assert seen["map"] >= 0.7, seen
+    shown.locator(".frontier-legend", has_text="settled").first.wait_for()
+
+
+def test_a_link_to_a_frame_of_another_graph_draws_its_states(server, browser, links_dir):
+    """Issue 52: a link to a frame of a graph not on show opened paused with the map's
+    nodes, source and target undrawn (the new figure went out before its data)."""
+    gr = _hand_made_city(links_dir)
+    page = open_app(browser, server + "?" + urlencode({"graph": str(gr), "source": 1,
+                                                       "target": 36, "frame": 3}))  # fmt: skip
+    wait_for(lambda: "quizgrid" in stats(page), 60)
+    drawn = """() => {
+      const col = (m, k) => (m.data instanceof Map ? m.data.get(k) : m.data[k]);
+      for (const doc of Bokeh.documents) {
+        const sources = [...doc.all_models].filter(m => m.type === "ColumnDataSource");
+        const nodes = sources.find(m => col(m, "state") && col(m, "state").length === 36);
+        const marks = sources.find(m => col(m, "marker"));
+        if (nodes && marks)
+          return [Array.from(col(nodes, "state")).filter(s => s > 0).length,
+                  col(marks, "x").length];
+      }
+      return [0, 0];
+    }"""
+    wait_for(lambda: page.evaluate(drawn)[0] > 1 and page.evaluate(drawn)[1] == 2)  # source, target
+
+
+def test_b_s_map_opened_by_a_link_shows_its_own_frame(server, browser):
+    """Issue 52: B's map, built as a link turned the comparison on, showed the route before
+    B's target settled and no threshold ring (changes made in the tick that sent it)."""
+    page = open_app(browser, server + "?compare=1&b_method=delta_stepping&b_delta=4000&frame=30")
+    maps = """() => {
+      const col = (m, k) => (m.data instanceof Map ? m.data.get(k) : m.data[k]);
+      const out = [];
+      for (const m of Bokeh.documents[0].all_models)
+        if (m.type === "Figure" && m.renderers.some(r => r.glyph && r.glyph.type === "Annulus")) {
+          const route = m.renderers.find(r => r.glyph && r.glyph.type === "Line");
+          const ring = m.renderers.find(r => r.glyph && r.glyph.type === "Annulus");
+          out.push([route.visible, col(ring.data_source, "outer")[0]]);
+        }
+      return out;
+    }"""
+    wait_for(lambda: len(page.evaluate(maps)) == 2)
+    wait_for(lambda: all(not route and ring > 0 for route, ring in page.evaluate(maps)))

@@ -120,3 +120,11 @@ def test_the_old_palette_would_have_failed():
     """The orange and greens before issue 20: far and near merge for deuteranopes."""
     far, near = (lab(simulate(_rgb(c), "deuteranopia")) for c in ("#f28e2b", "#8fd16a"))
     assert ciede2000(far, near) < 10
+
+
+def test_settled_is_a_grey_between_black_and_the_roads():
+    """Issue 52: black settled nodes merged into a blot on real cities; a mid grey keeps the
+    settled region readable and apart from the roads."""
+    settled, road = lab(_rgb(style.SETTLED)), lab(_rgb(style.ROAD))
+    assert 35 <= settled[0] <= road[0] - 15  # lightness: not black, darker than a road
+    assert ciede2000(settled, road) >= 15

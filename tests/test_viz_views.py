@@ -358,6 +358,7 @@ def test_the_delta_slider_shows_the_exact_delta_that_ran_with_its_unit(session):
     assert round(2**controls.delta_slider.value) == auto  # auto Δ: the one that ran
     controls.delta.value = 5000
     assert round(2**controls.delta_slider.value) == 5000 == session.runs[0].result.delta
+    assert controls.delta.value == 5000 and not controls.delta_slider.show_value
     controls.delta_slider.value = math.log2(5000) + 0.05  # one key to the right
     assert session.runs[0].result.delta == round(5000 * 2**0.05) == controls.delta.value
     controls.delta_slider.value = 1e9  # a crafted value: brought into the range

@@ -1,6 +1,15 @@
 """The Frontier dashboard: ``panel serve viz/app.py``.
 
-Composes the views of one `Session` per browser session; all logic lives in `viz.state`.
+`create_app` composes the views of one `Session` (all logic lives in `viz.state` and the
+views' modules); served, the page also opens what its link says and keeps the link up to
+date.
+
+The map is the picture: under one row of player and one of search settings (the algorithm,
+Δ, the batch size, the comparison) it takes the width of the page and the height of the
+screen, with the legend, the caption and the current numbers right over it. Everything else
+(the graph, the backend, search B, playback, the map's layer, lessons, questions,
+take-away) is in the settings drawer, one click away; the charts, the stats and Explore
+come below the map.
 """
 
 import html
@@ -9,7 +18,7 @@ import panel as pn
 from bokeh.models import DataRange1d
 
 import engine
-from viz._page import freeze_while_open, no_delay, page_scripts, soon
+from viz._page import freeze_while_open, no_delay, page_scripts, served, soon
 from viz.access import Accessible, PhoneViewport
 from viz.cards import NOTES, Differences, Legend, RunTitle, StatsCard
 from viz.charts import ChartsView, Readouts
@@ -27,9 +36,6 @@ from viz.takeaway import TakeawayView
 pn.extension("filedropper", notifications=True, sizing_mode="stretch_width")
 tolerate_any_query()  # before the page's location is made from its link
 
-session = Session()
-session.load_graph(GraphChoice())
-
 
 def notify(kind: str):
     """A watcher that shows a session's message as a notification of ``kind``. Notifications
@@ -38,124 +44,158 @@ def notify(kind: str):
     return lambda e: getattr(pn.state.notifications, kind)(html.escape(e.new), duration=8000)
 
 
-session.param.watch(notify("error"), "error")
-session.param.watch(notify("info"), "notice")
-explorer = Explorer(session)
-lessons = Lessons(session)
-quiz = Quiz(session)  # predict the next step: questions checked against the recording
-loader = Loader(session)  # graph loads run on a worker thread, with progress and Cancel
+def create_app(session: Session | None = None) -> pn.viewable.Viewable:
+    """The whole page for ``session`` (a new one on the embedded city by default); when
+    served, it opens what the page's link says once the page has loaded."""
+    if session is None:
+        session = Session()
+        session.load_graph(GraphChoice())
+    if pn.state.notifications is not None:
+        session.param.watch(notify("error"), "error")
+        session.param.watch(notify("info"), "notice")
+    explorer = Explorer(session)
+    lessons = Lessons(session)
+    quiz = Quiz(session)  # predict the next step: questions checked against the recording
+    loader = Loader(session)  # graph loads run on a worker thread, with progress and Cancel
+    player, legend = Player(session), Legend(session)
+    runs = [RunControls(session, config) for config in session.configs]
+    lesson_view = LessonView(lessons)
+    # Presentation mode (a projector) keeps the map, the player, the legend and the caption.
+    shown = session.param.present.rx.not_()
+    frames = DataRange1d()  # the charts of both runs share their iteration axis ...
+    counts = {"sets": DataRange1d(), "edges": DataRange1d()}  # ... and their counts' axes
 
+    def slot(k: int) -> pn.Column:
+        """Title, readouts and map of run ``k``; its stats and charts come below the maps."""
+        return pn.Column(
+            RunTitle(session, k),
+            pn.Column(Readouts(session, k), visible=shown),
+            MapView(session, k),
+            visible=True if k == 0 else pn.bind(lambda c, p: c and not p, session.param.compare,
+                                                session.param.present),
+            sizing_mode="stretch_width",
+        )  # fmt: skip
 
-frames = DataRange1d()  # the charts of both runs share their iteration axis ...
-counts = {"sets": DataRange1d(), "edges": DataRange1d()}  # ... and their counts' axes
-# Presentation mode (a projector) keeps the map, the player and the caption.
-shown = session.param.present.rx.not_()
-
-
-def slot(k: int) -> pn.Column:
-    """Map, readouts, stats and charts of run ``k``."""
-    return pn.Column(
-        RunTitle(session, k),
-        pn.Column(Readouts(session, k), visible=shown),
-        MapView(session, k),
-        pn.Column(
+    def numbers(k: int) -> pn.Column:
+        return pn.Column(
             StatsCard(session, k),
             ChartsView(session, k, x_range=frames, y_ranges=counts),
+            visible=True if k == 0 else session.param.compare,
+            sizing_mode="stretch_width",
+        )
+
+    compare = pn.widgets.Switch.from_param(
+        session.param.compare, label="Compare with B", css_classes=["frontier-compare"],
+        width=150, sizing_mode="fixed", margin=(0, 10, 12, 10),
+    )
+    settings = pn.widgets.Toggle(
+        name="Settings", value=False, width=110, sizing_mode="fixed",
+        css_classes=["frontier-settings-toggle"],
+    )
+    busy = pn.indicators.LoadingSpinner(
+        value=False, size=22, css_classes=["frontier-busy"], margin=(8, 0, 0, 10)
+    )
+    if served() is not None:
+        pn.state.sync_busy(busy)  # spins while the server works on this page (a long search)
+    backend_note = pn.pane.Alert(
+        "No CUDA GPU on this server: searches run on the NumPy twin of the GPU kernels "
+        "(same answers, same frames).",
+        alert_type="warning",
+        visible=not engine.gpu_available(),
+        stylesheets=[":host, p { color: #3d2e00 !important; }"],  # contrast ≥ 4.5 on yellow
+    )
+    drawer = pn.Column(
+        "### Graph",
+        GraphControls(session, loader),
+        QueryControls(session),
+        "### Search A",
+        runs[0].details(),
+        backend_note,
+        pn.Column("### Search B", runs[1], visible=session.param.compare),
+        "### Playback and map",
+        player.options(),
+        legend.switch(),
+        "### Teach",
+        lesson_view.menu_panel(),
+        QuizView(quiz),
+        Describe(session),
+        "### Take away",
+        TakeawayView(session),
+        width=340,
+        sizing_mode=None,
+        css_classes=["frontier-settings"],
+        visible=pn.bind(lambda s, p: s and not p, settings.param.value, session.param.present),
+    )
+    search_bar = pn.Column(runs[0].bar(compare), visible=shown, sizing_mode="stretch_width")
+    top = pn.FlexBox(
+        pn.pane.HTML("<b style='font-size:20px'>Frontier</b>", sizing_mode=None, width=100),
+        busy,
+        settings,
+        align_items="center",
+        visible=shown,
+        sizing_mode="stretch_width",
+    )
+    main = pn.Column(
+        Accessible(width=0, height=0, margin=0),
+        PhoneViewport(width=0, height=0, margin=0),
+        top,
+        LoadProgress(loader),
+        player,
+        search_bar,
+        lesson_view,
+        legend,
+        Caption(session),
+        Differences(session),
+        pn.Row(slot(0), slot(1), sizing_mode="stretch_width"),
+        pn.Row(numbers(0), numbers(1), sizing_mode="stretch_width", visible=shown),
+        pn.Card(
+            pn.pane.Markdown(NOTES),
+            title="What am I looking at?",
+            collapsed=True,
+            css_classes=["frontier-help"],
+            sizing_mode="stretch_width",
             visible=shown,
         ),
-        visible=True if k == 0 else pn.bind(lambda c, p: c and not p, session.param.compare,
-                                            session.param.present),
+        pn.Card(
+            ExploreView(explorer),
+            title="Explore: Δ × batch sweeps and Dijkstra ranks of this query",
+            css_classes=["frontier-explore"],
+            sizing_mode="stretch_width",
+            visible=shown,
+        ),
         sizing_mode="stretch_width",
-    )  # fmt: skip
+        styles={"flex": "1 1 360px"},
+    )
+    if served() is not None:
+        _when_loaded(session, loader, lessons)
+        page_scripts()
+    # The map's column first, the drawer on its right; on a phone the drawer wraps below.
+    return pn.FlexBox(main, drawer, flex_wrap="wrap", sizing_mode="stretch_width")
 
 
-backend_note = pn.pane.Alert(
-    "No CUDA GPU on this server: searches run on the NumPy twin of the GPU kernels "
-    "(same answers, same frames).",
-    alert_type="warning",
-    visible=not engine.gpu_available(),
-    stylesheets=[":host, p { color: #3d2e00 !important; }"],  # contrast ≥ 4.5 on its yellow
-)
-compare = pn.widgets.Switch.from_param(
-    session.param.compare,
-    label="Compare with search B, side by side",
-    css_classes=["frontier-compare"],
-)
-busy = pn.indicators.LoadingSpinner(
-    value=False, size=22, css_classes=["frontier-busy"], margin=(22, 0, 0, 10)
-)
-pn.state.sync_busy(busy)  # spins while the server works on this page (a long search)
-sidebar = pn.Column(
-    pn.Row("## Frontier", busy),
-    GraphControls(session, loader),
-    QueryControls(session),
-    "### Search A",
-    RunControls(session, session.configs[0]),
-    compare,
-    pn.Column(
-        "### Search B", RunControls(session, session.configs[1]), visible=session.param.compare
-    ),
-    backend_note,
-    TakeawayView(session),
-    width=330,
-    sizing_mode=None,
-    css_classes=["frontier-settings"],
-    visible=shown,
-)
-main = pn.Column(
-    Accessible(width=0, height=0, margin=0),
-    PhoneViewport(width=0, height=0, margin=0),
-    LoadProgress(loader),
-    Player(session),
-    pn.Column(LessonView(lessons), visible=shown),
-    Legend(session),  # in presentation mode too: a class needs to know what the colours say
-    Caption(session),
-    pn.Column(QuizView(quiz), Describe(session), visible=shown),
-    pn.Card(
-        pn.pane.Markdown(NOTES),
-        title="What am I looking at?",
-        collapsed=True,
-        css_classes=["frontier-help"],
-        sizing_mode="stretch_width",
-        visible=shown,
-    ),
-    Differences(session),
-    pn.Row(slot(0), slot(1), sizing_mode="stretch_width"),
-    pn.Card(
-        ExploreView(explorer),
-        title="Explore: Δ × batch sweeps and Dijkstra ranks of this query",
-        css_classes=["frontier-explore"],
-        sizing_mode="stretch_width",
-        visible=shown,
-    ),
-    sizing_mode="stretch_width",
-)
-link = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh")}
-
-
-async def start() -> None:
+def _when_loaded(session: Session, loader: Loader, lessons: Lessons) -> None:
     """Open what the page's link says (if anything; a new graph loads with its progress
     shown), then keep the link up to date; a link to a frame opens paused there, a link to
     a lesson at its first step, any other page starts playing."""
-    no_delay()
-    lesson = lesson_of(link)
+    link = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh")}
 
-    def settle() -> None:
-        freeze_while_open()  # before playing: no long pauses of the garbage collector then
-        LinkKeeper(session).update()
-        if lesson is not None:
-            lessons.open(lesson)
-        elif "frame" not in link:
-            session.play()
+    async def start() -> None:
+        no_delay()
+        lesson = lesson_of(link)
 
-    await open_link(session, loader, link)
-    soon(settle)  # after the link's changes, which wait for the page's next tick too
+        def settle() -> None:
+            freeze_while_open()  # before playing: no long pauses of the garbage collector
+            LinkKeeper(session).update()
+            if lesson is not None:
+                lessons.open(lesson)
+            elif "frame" not in link:
+                session.play()
+
+        await open_link(session, loader, link)
+        soon(settle)  # after the link's changes, which wait for the page's next tick too
+
+    pn.state.onload(start)
 
 
-pn.state.onload(start)
-page_scripts()
-# Main first, shown on the right of the settings; on a phone it wraps above them.
-main.styles = {"flex": "1 1 360px"}
-pn.FlexBox(
-    main, sidebar, flex_direction="row-reverse", flex_wrap="wrap", sizing_mode="stretch_width"
-).servable(title="Frontier")
+if served() is not None:
+    create_app().servable(title="Frontier")

@@ -66,8 +66,12 @@ class Legend(Viewer):
         self.layer.value = self.session.layer
         self.text.object = LEGENDS[self.session.layer]
 
+    def switch(self) -> pn.viewable.Viewable:
+        """The layer switch, for the settings drawer."""
+        return self.layer
+
     def __panel__(self):
-        return pn.Row(self.layer, self.text, sizing_mode="stretch_width")
+        return self.text
 
 
 NOTES = """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from functools import partial
 
 import numpy as np
 import panel as pn
@@ -14,6 +15,7 @@ from bokeh.plotting import figure
 from engine import osm
 
 from . import raster, style
+from ._page import soon
 from .runview import RunView
 from .state import Geometry, Session
 
@@ -21,6 +23,12 @@ from .state import Geometry, Session
 RANKED_STATE_COLORS = tuple(
     style.STATE_COLORS[code] for code in np.argsort(raster.STATE_RANK, kind="stable")
 )
+
+
+#: The map box's height in pixels, on a screen and on a projector (presentation mode): the
+#: map fills the view below the player, the search bar and the caption at 1400×900 and at
+#: 1920×1080; the city is fitted into it, its shape kept.
+MAP_HEIGHT, PRESENT_MAP_HEIGHT = 580, 840
 
 
 @functools.cache
@@ -43,8 +51,10 @@ class MapView(RunView):
         self._note = pn.pane.HTML(style.ATTRIBUTION, styles={"font-size": "11px"}, margin=(0, 5))
         self._layout = pn.Column(self._pane, self._note, sizing_mode="stretch_width")
         self._graph = None
+        self._unsent = False  # a figure just built, not drawn on until it is on the page
         session.param.watch(self._on_layer, "layer")
         session.param.watch(self._on_marked, "marked")
+        session.param.watch(self._on_present, "present")
         self._follow()
 
     def _build(self) -> None:
@@ -126,6 +136,7 @@ class MapView(RunView):
         fig.text("x", "y", text="label", source=self._asked, text_align="center",
                  text_baseline="middle", text_font_style="bold", text_font_size="12px")  # fmt: skip
         fig.on_event(Tap, self._on_tap)
+        self._unsent = True
         self._pane.object = fig
         self._on_marked()
         self._layout[0] = self._pane
@@ -144,14 +155,23 @@ class MapView(RunView):
             tools="pan,wheel_zoom,reset,save",
             active_scroll="wheel_zoom",
             output_backend="canvas",  # faster than WebGL where the browser has no GPU
-            sizing_mode="scale_width",  # the graph's shape, so the map fills its panel
-            aspect_ratio=geo.aspect,
+            sizing_mode="stretch_width",  # a box of the view's shape; the city fitted in it
+            height=self._height(),
             **options,
         )
         fig.axis.visible = False
         fig.grid.visible = False
         fig.toolbar.logo = None
+        fig.toolbar.autohide = True  # pan, zoom, reset and save show on hover
         return fig
+
+    def _height(self) -> int:
+        return PRESENT_MAP_HEIGHT if self.session.present else MAP_HEIGHT
+
+    def _on_present(self, *_events) -> None:
+        fig = self._pane.object
+        if fig is not None:
+            fig.height = self._height()
 
     def _raster_colors(self) -> list[str]:
         """The rasterised image's palette for the layer on show."""
@@ -192,6 +212,13 @@ class MapView(RunView):
             return
         if self.session.loaded.graph is not self._graph:
             self._build()
+            # Drawn on the next tick, once the new figure is on the page: changes made to it
+            # in the tick that sent it were lost (a paused page showed no states, source or
+            # target, and B's map the route before its target settled).
+            soon(partial(self._when_on_page, self._pane.object))
+            return
+        if self._unsent:
+            return
         geo = self.session.loaded.geometry
         if geo is None:
             return
@@ -208,6 +235,12 @@ class MapView(RunView):
         )
         self._route.data = dict(x=geo.x[run.route], y=geo.y[run.route])
         self._on_frame()
+
+    def _when_on_page(self, fig) -> None:
+        """Draw the run on ``fig``, now on the page, unless another figure replaced it."""
+        if fig is self._pane.object:
+            self._unsent = False
+            self._on_runs()
 
     def _on_marked(self, *_events) -> None:
         """The nodes a question asks about, labelled A, B, C."""
@@ -231,6 +264,8 @@ class MapView(RunView):
         run = self._run
         geo = self.session.loaded.geometry
         if run is None or geo is None or self.session.loaded.graph is not self._graph:
+            return
+        if self._unsent:
             return
         frame = self.session.frame
         if self._raster is not None:

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 #: The Δ slider's range, as powers of two, and its step (a key press: about 3.5 %).
 DELTA_LOG2_MAX, DELTA_LOG2_STEP = 31.0, 0.05
-#: The slider's label shows Δ itself, exactly as it ran, not its logarithm.
+#: The handle's value for screen readers: Δ, not its logarithm (within the slider's step).
 DELTA_FORMAT = CustomJSTickFormatter(code="return Math.round(2 ** tick).toLocaleString('en-US')")
 #: What Δ is counted in, by the graph's weight: OSM lengths in centimetres, travel times in
 #: milliseconds, DIMACS/PACE weights in the file's own unit.
@@ -102,6 +102,7 @@ class RunControls(Viewer):
             end=DELTA_LOG2_MAX,
             step=DELTA_LOG2_STEP,
             value=math.log2(config.delta),
+            show_value=False,  # the handle stops on a grid: the box beside says Δ exactly
             format=DELTA_FORMAT,
             css_classes=["frontier-delta-slider"],
         )
@@ -156,7 +157,7 @@ class RunControls(Viewer):
         self._syncing = True  # moving the sliders to match is not a user's choice
         try:
             self.delta.value = shown
-            self.delta_slider.value = math.log2(max(shown, 1))  # its label: exactly Δ
+            self.delta_slider.value = math.log2(max(shown, 1))  # the box beside says it exactly
             self.batch.value = _nearest_stop(c.batch_size, BATCH_STOPS)
         finally:
             self._syncing = False
@@ -169,6 +170,20 @@ class RunControls(Viewer):
             self.auto.label = f"auto Δ = {graph.auto_delta():,}"
             unit = DELTA_UNITS.get(graph.weight_kind, "the file's weight unit")
             self.delta.label = f"Δ exact, in {unit}"
+
+    def bar(self, *more) -> pn.viewable.Viewable:
+        """The main view's row: the algorithm, Δ (slider and exact), the batch size, and
+        ``more`` after them."""
+        for w, width in ((self.method, 170), (self.delta_slider, 280), (self.batch, 260)):
+            w.param.update(width=width, sizing_mode="fixed")
+        self.delta.sizing_mode = "fixed"
+        return pn.FlexBox(self.method, self.delta_slider, self.delta, self.batch, *more,
+                          align_items="flex-end", flex_wrap="wrap", sizing_mode="stretch_width",
+                          stylesheets=[style.ONE_ROW_CSS])  # fmt: skip
+
+    def details(self) -> pn.viewable.Viewable:
+        """The rest, for the settings drawer: auto or adaptive Δ, and the backend."""
+        return pn.Column(self.auto, self.adaptive, self.backend, sizing_mode="stretch_width")
 
     def __panel__(self):
         return pn.Column(
@@ -528,19 +543,26 @@ class Player(Viewer):
             if self.session.frame != frame:
                 self.pacer.mark()
 
+    def options(self) -> pn.viewable.Viewable:
+        """Speed and loop, for the settings drawer."""
+        return pn.Row(self.fps, self.loop, align="center")
+
     def __panel__(self):
-        return pn.FlexBox(  # wraps on a phone: buttons, then the slider, then the rest
+        for widget in (self.first, self.back, self.play, self.forward, self.present):
+            widget.sizing_mode = "fixed"
+        return pn.FlexBox(  # one row; wraps on a phone: buttons, then the slider
             self.first,
             self.back,
             self.play,
             self.forward,
-            pn.pane.Bokeh(self.scrub, sizing_mode="stretch_width", min_width=240),
-            self.fps,
-            self.loop,
+            pn.pane.Bokeh(
+                self.scrub, sizing_mode="stretch_width", min_width=200, styles={"flex": "1 1 200px"}
+            ),
             self.present,
             self.keys,
             self.pacer,
             flex_wrap="wrap",
             align_items="center",
             sizing_mode="stretch_width",
+            stylesheets=[style.ONE_ROW_CSS],
         )

@@ -234,10 +234,15 @@ class LessonView(Viewer):
                 f"{ls.text}</div>"
             )
 
+    def menu_panel(self) -> pn.viewable.Viewable:
+        """The Lessons menu, for the settings drawer."""
+        return self.menu
+
     def __panel__(self):
-        return pn.Column(
-            pn.FlexBox(self.menu, self.back, self.next, self.close, flex_wrap="wrap"),
+        """The open step: its text beside Back, Next and Close (nothing while none is)."""
+        return pn.Row(
             self.text,
+            pn.Row(self.back, self.next, self.close, sizing_mode=None),
             css_classes=["frontier-lesson"],
             sizing_mode="stretch_width",
         )

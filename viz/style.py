@@ -56,3 +56,11 @@ def file_stem(graph_name: str) -> str:
 def counted(count: int, one: str, many: str | None = None) -> str:
     """``count`` with its noun, singular for one: "1 phase", "83 iterations"."""
     return f"{count:,} {one if count == 1 else (many or one + 's')}"
+
+
+#: A row of controls (a Panel `FlexBox`, whose flex container is its ``#flexbox`` element)
+#: that stays one row on a screen and wraps on a phone.
+ONE_ROW_CSS = """
+div[id^="flexbox"] { flex-wrap: nowrap !important; }
+@media (max-width: 700px) { div[id^="flexbox"] { flex-wrap: wrap !important; } }
+"""
