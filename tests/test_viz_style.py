@@ -128,3 +128,15 @@ def test_settled_is_a_grey_between_black_and_the_roads():
     settled, road = lab(_rgb(style.SETTLED)), lab(_rgb(style.ROAD))
     assert 35 <= settled[0] <= road[0] - 15  # lightness: not black, darker than a road
     assert ciede2000(settled, road) >= 15
+
+
+def test_the_wasted_work_colours_stay_apart_from_the_states():
+    """Issue 52: "relaxed once" light blue was close to the far state's light blue."""
+    states = [lab(_rgb(c)) for c in (style.FAR, style.NEAR, style.SETTLED)]
+    for colour in style.WORK_COLORS[1:2]:
+        for state in states:
+            assert ciede2000(lab(_rgb(colour)), state) >= 20
+    for vision in CVD:  # and the work colours from each other, for every vision
+        seen = [lab(simulate(_rgb(c), vision)) for c in style.WORK_COLORS[1:]]
+        for c1, c2 in itertools.combinations(seen, 2):
+            assert ciede2000(c1, c2) >= 10, vision

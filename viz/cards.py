@@ -25,7 +25,7 @@ def _legend(items) -> str:
 LEGENDS = {
     "states": _legend(
         (
-            (style.ROAD, "unreached"),
+            (style.ROAD, "unreached (the roads alone)"),
             (style.FAR, "far"),
             (style.NEAR, "near"),
             (style.SETTLED, "settled"),

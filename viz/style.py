@@ -20,7 +20,8 @@ ROUTE = COLORS["source"]
 RING = COLORS["source"]
 #: The wasted-work layer: nodes by how many times their arcs were relaxed (0: transparent;
 #: once is the work Dijkstra does; every further time is wasted), the last for 4 or more.
-WORK_COLORS = ("#00000000", "#9ecae1", "#fdd835", "#fb8c00", "#b71c1c")
+#: "Once" is a light violet: the light blue it was came close to the far state's sky blue.
+WORK_COLORS = ("#00000000", "#c9b8e8", "#fdd835", "#fb8c00", "#b71c1c")
 
 
 #: Presentation mode's type, for a projector (issue 20 asks ≥ 20 px), and a style sheet
