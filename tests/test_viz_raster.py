@@ -20,7 +20,7 @@ def city_run():
 def _rasterizer(graph, width=300, gpu=None):
     """A map of ``graph`` ``width`` pixels across; its frames drawn as the app draws them
     (on the GPU where one is), or by Datashader (``gpu=False``) or the GPU (``gpu=True``)."""
-    from viz.state import Geometry
+    from viz.geometry import Geometry
 
     geo = Geometry(graph)
     if gpu is None:
@@ -225,11 +225,11 @@ def test_png_keeps_random_values_at_any_width_and_palette_size(n_colors, width):
 @pytest.fixture
 def town_map(monkeypatch, tmp_path):
     """A session on a 3,000-node synthetic town drawn as images, and its map view."""
-    from viz import state
+    from viz import geometry
     from viz.citymap import MapView
     from viz.state import Session
 
-    monkeypatch.setattr(state, "RASTER_ABOVE", 1_000)
+    monkeypatch.setattr(geometry, "RASTER_ABOVE", 1_000)
     gr, _ = synthetic.write_city(tmp_path / "town", 3_000, seed=1)
     monkeypatch.setenv("FRONTIER_DATA_DIRS", str(tmp_path))
     s = Session()

@@ -7,7 +7,7 @@ import pytest
 
 import engine
 from engine.recording import FAR, NEAR, SETTLED, UNREACHED
-from viz import state
+from viz import files, state
 from viz.state import GraphChoice, RunConfig, Session
 
 from .graphs import write_osm_grid
@@ -192,8 +192,8 @@ def test_unreachable_target_is_refused(data_dir):
 def test_uploads_are_stored_by_content_and_bounded(session, monkeypatch):
     assert session.load_upload("two.gr", TWO_PARTS.encode())
     path = session.loaded.choice.spec
-    assert path.startswith(str(state.upload_dir())) and path.endswith("two.gr")
-    monkeypatch.setattr(state, "MAX_UPLOAD_MB", 0)
+    assert path.startswith(str(files.upload_dir())) and path.endswith("two.gr")
+    monkeypatch.setattr(files, "MAX_UPLOAD_MB", 0)
     assert not session.load_upload("big.gr", TWO_PARTS.encode())
     assert "larger than 0 MB" in session.error and session.loaded.choice.spec == path
 
@@ -234,14 +234,14 @@ def test_old_uploads_and_orphan_temporaries_are_removed(session):
     import time
 
     assert session.load_upload("two.gr", TWO_PARTS.encode())
-    folder = state.Path(session.loaded.choice.spec).parent
+    folder = files.Path(session.loaded.choice.spec).parent
     orphan = folder / ".two.gr.x1y2.tmp"
     orphan.write_bytes(b"half")
-    old = time.time() - state.UPLOAD_LIFETIME_S - 10
+    old = time.time() - files.UPLOAD_LIFETIME_S - 10
     os.utime(orphan, (old, old))
-    assert state.prune_uploads() == 0 and not orphan.exists() and folder.is_dir()
+    assert files.prune_uploads() == 0 and not orphan.exists() and folder.is_dir()
     os.utime(folder, (old, old))
-    assert state.prune_uploads() == 1 and not folder.exists()
+    assert files.prune_uploads() == 1 and not folder.exists()
 
 
 def test_graphs_are_shared_between_sessions_and_state_is_not(session):

@@ -16,8 +16,9 @@ from engine import osm
 
 from . import raster, style
 from ._page import soon
+from .geometry import Geometry
 from .runview import RunView
-from .state import Geometry, Session
+from .state import Session
 
 #: Node colours by drawing rank on a rasterised map (`raster.STATE_RANK`).
 RANKED_STATE_COLORS = tuple(

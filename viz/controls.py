@@ -17,7 +17,7 @@ from panel.viewable import Viewer
 
 import engine
 
-from . import state, style
+from . import files, state, style
 from ._page import every, from_page, held, served
 from .loading import Loader
 from .state import GraphChoice, RunConfig, Session
@@ -208,7 +208,7 @@ class GraphControls(Viewer):
         self.source = pn.widgets.Select(label="Graph", options=_SOURCES, value="helsinki")
         self.text = pn.widgets.TextInput(label="Place or path", placeholder="Helsinki, Finland")
         self.upload = pn.widgets.FileDropper(
-            max_file_size=f"{state.MAX_UPLOAD_MB}MB", multiple=False
+            max_file_size=f"{files.MAX_UPLOAD_MB}MB", multiple=False
         )
         # DIMACS/PACE: node coordinates from a second file (default: GRAPH's stem + .co).
         self.coords = pn.widgets.TextInput(
@@ -217,7 +217,7 @@ class GraphControls(Viewer):
             css_classes=["frontier-coords"],
         )
         self.coords_upload = pn.widgets.FileDropper(
-            max_file_size=f"{state.MAX_UPLOAD_MB}MB", multiple=False
+            max_file_size=f"{files.MAX_UPLOAD_MB}MB", multiple=False
         )
         # The droppers are on the page only while an upload is chosen: FilePond, which draws
         # them, reads its elements' layout on every animation frame while one exists, hidden
@@ -263,8 +263,8 @@ class GraphControls(Viewer):
         if kind == "place":
             return GraphChoice(f"place:{self.text.value.strip()}", **options)
         if kind == "path":
-            coords = state.checked_path(self.coords.value) if self.coords.value.strip() else ""
-            return GraphChoice(state.checked_path(self.text.value), **options, coords=coords)
+            coords = files.checked_path(self.coords.value) if self.coords.value.strip() else ""
+            return GraphChoice(files.checked_path(self.text.value), **options, coords=coords)
         if not self.upload.value:
             raise state.DashboardError("choose a file to upload first")
         coords = _stored(self.coords_upload.value) if self.coords_upload.value else ""
@@ -327,7 +327,7 @@ class GraphControls(Viewer):
 def _stored(dropped: dict) -> str:
     """The path where a `FileDropper`'s file is stored (under the cache, named by content)."""
     (name, data), *_ = dropped.items()
-    return state.save_upload(name, data.encode() if isinstance(data, str) else data)
+    return files.save_upload(name, data.encode() if isinstance(data, str) else data)
 
 
 class QueryControls(Viewer):

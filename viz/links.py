@@ -19,17 +19,16 @@ import engine
 from engine._text import ascii_int
 
 from ._page import soon
+from .files import DashboardError, checked_path
 from .loading import Loader
 from .state import (
     DIMACS_WEIGHTS,
     METHOD_LABELS,
     NETWORKS,
     WEIGHTS,
-    DashboardError,
     GraphChoice,
     RunConfig,
     Session,
-    checked_path,
 )
 
 #: The settings of search A under their own names and of search B with ``b_`` before them.

@@ -19,8 +19,9 @@ import engine
 from . import style
 from ._page import held
 from .charts import TextPane
+from .geometry import Geometry
 from .runview import RunView
-from .state import METHOD_LABELS, Geometry, Run
+from .state import METHOD_LABELS, Run
 from .style import counted
 
 

@@ -1,4 +1,5 @@
-"""The dashboard's state: which graph, which searches, which frame. Nothing is drawn here.
+"""The dashboard's state: which graph, which searches, which frame. Nothing is drawn here
+(the map's geometry is `viz.geometry`'s; which files may be opened, `viz.files`').
 
 A `Session` is made per browser session. It holds the loaded graph, the source and target,
 one or two `RunConfig` (the second for the side-by-side comparison), the finished `Run` of
@@ -12,28 +13,22 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
-import functools
-import hashlib
 import itertools
 import logging
-import os
-import shutil
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import panel as pn
 import param
-from scipy.spatial import cKDTree
 
 import engine
 from engine import UNREACHABLE, FrontierError, ParameterError, replay
-from engine.io import cache_dir, prune_temporary, write_atomic
 from engine.recording import FRAME_FIELDS
-from engine.render import line_pixels, road_segments
 
-from .raster import RASTER_ABOVE, gpu_nodes, warm_up
+from .files import MAX_TEXT_MB, DashboardError, checked_path, save_upload
+from .geometry import Geometry
+from .raster import warm_up
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +37,6 @@ HELSINKI_SOURCE, HELSINKI_TARGET = 25291537, 6388100055
 #: Graphs with more nodes are refused by the dashboard (the CLI takes them). Maps above
 #: `viz.raster.RASTER_ABOVE` nodes are drawn as server-side images.
 MAX_NODES = 4_000_000
-#: Largest accepted upload, and the most text a graph file may hold once decompressed.
-MAX_UPLOAD_MB, MAX_TEXT_MB = 64, 512
-#: Uploads unused for this long are removed when another upload arrives.
-UPLOAD_LIFETIME_S = 7 * 24 * 3600
 #: Finished runs kept per session, keyed by their parameters, and the most nodes their
 #: recordings may cover together (the two on show are always kept).
 RUN_CACHE_SIZE, RUN_CACHE_NODES = 16, 8_000_000
@@ -60,84 +51,6 @@ METHOD_LABELS = {
 FPS_CHOICES = (5, 8, 10, 20, 30, 60)
 #: Presentation mode's speed: a class can follow each iteration (the player can change it).
 PRESENT_FPS = 8
-
-
-class DashboardError(FrontierError):
-    """A request the dashboard refuses (outside allowed folders, too big to draw, ...)."""
-
-
-def allowed_roots() -> list[Path]:
-    """Folders a typed path may point into: ``$FRONTIER_DATA_DIRS`` (``os.pathsep``-separated),
-    else the folder the server was started in; uploads are always allowed."""
-    env = os.environ.get("FRONTIER_DATA_DIRS")
-    roots = [Path(p) for p in env.split(os.pathsep) if p] if env else [Path.cwd()]
-    return [r.expanduser().resolve() for r in roots]
-
-
-def upload_dir() -> Path:
-    return cache_dir() / "uploads"
-
-
-def checked_path(text: str) -> str:
-    """The resolved path of a typed file name, if it lies under `allowed_roots`."""
-    text = text.strip()
-    if not text:
-        msg = "empty file path; type the path of a graph file"
-        raise DashboardError(msg)
-    if "\x00" in text:
-        msg = f"{text!r}: a file path cannot hold a NUL character; type the path of a graph file"
-        raise DashboardError(msg)
-    path = Path(text).expanduser()
-    if not path.is_absolute():
-        path = Path.cwd() / path
-    path = path.resolve()
-    roots = [*allowed_roots(), upload_dir().resolve()]
-    if not any(path.is_relative_to(root) for root in roots):
-        shown = ", ".join(str(r) for r in roots[:-1])
-        msg = (
-            f"{text}: only files under {shown} can be loaded here; "
-            "set FRONTIER_DATA_DIRS before `panel serve` to allow another folder"
-        )
-        raise DashboardError(msg)
-    return str(path)
-
-
-def save_upload(filename: str, data: bytes) -> str:
-    """Store an uploaded file (a graph, or a graph's coordinates) under the cache, named by
-    content, and return its path."""
-    if len(data) > MAX_UPLOAD_MB * 2**20:
-        msg = f"{filename} is larger than {MAX_UPLOAD_MB} MB; put it in a data folder instead"
-        raise DashboardError(msg)
-    name = Path(filename).name
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    prune_uploads()
-    folder = upload_dir() / digest
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    if not path.is_file():
-        write_atomic(path, lambda f: f.write(data))
-    os.utime(folder)  # in use: kept another UPLOAD_LIFETIME_S
-    return str(path)
-
-
-def prune_uploads(now: float | None = None) -> int:
-    """Remove uploads untouched for `UPLOAD_LIFETIME_S`, and temporary files that a killed
-    write left behind; return how many uploads went."""
-    root = upload_dir()
-    if not root.is_dir():
-        return 0
-    now = time.time() if now is None else now
-    gone = 0
-    for folder in root.iterdir():
-        try:
-            if folder.is_dir() and now - folder.stat().st_mtime > UPLOAD_LIFETIME_S:
-                shutil.rmtree(folder)
-                gone += 1
-            elif folder.is_dir():
-                prune_temporary(folder, now=now)
-        except OSError:
-            continue  # another server removed or is writing it
-    return gone
 
 
 @dataclasses.dataclass(frozen=True)
@@ -189,68 +102,6 @@ def _say(stage: str) -> None:
     say = getattr(_reporter, "say", None)
     if say is not None:
         say(stage)
-
-
-class Geometry:
-    """What the map needs of a graph: Web Mercator points, road segments, nearest-node lookup.
-
-    ``scale`` converts a distance in weight units to map units such that every node closer
-    than ``d`` lies within ``d * scale`` of the source as the crow flies (the largest ratio
-    of straight length to weight over the arcs), so the threshold ring is a true bound.
-    """
-
-    def __init__(self, graph: engine.CSRGraph):
-        self.x, self.y = graph.mercator
-        tails, heads = graph.sources, graph.indices
-        a, b = road_segments(graph)
-        self.segments = (self.x[a], self.y[a], self.x[b], self.y[b])
-        self._tree = cKDTree(np.column_stack([self.x, self.y]))
-        straight = np.hypot(self.x[tails] - self.x[heads], self.y[tails] - self.y[heads])
-        w = graph.weights.astype(np.float64)
-        self.scale = float(np.max(straight[w > 0] / w[w > 0], initial=0.0))
-        self.extent = float(np.hypot(np.ptp(self.x), np.ptp(self.y)))
-        #: Width ÷ height of the map: the graph's own, kept between square and 2.5 : 1.
-        self.aspect = min(max(float(np.ptp(self.x)) / max(float(np.ptp(self.y)), 1.0), 1.0), 2.5)
-        #: Whether the map is drawn as server-side images (`viz.raster`) rather than glyphs.
-        self.rasterized = len(self.x) > RASTER_ABOVE
-
-    @functools.cached_property
-    def gpu_nodes(self):
-        """The nodes on the GPU for a rasterised map's frames (`viz.raster.gpu_nodes`, None
-        without a GPU): copied once per graph, at its first map, and shared by its sessions."""
-        return gpu_nodes(self.x, self.y)
-
-    def bounds(self, pad: float = 0.02) -> tuple[tuple[float, float], tuple[float, float]]:
-        """The map's x and y ranges: the graph with a margin, widened to `aspect`."""
-        cx, cy = (self.x.min() + self.x.max()) / 2, (self.y.min() + self.y.max()) / 2
-        half_w = max(float(np.ptp(self.x)), 1.0) * (0.5 + pad)
-        half_h = max(float(np.ptp(self.y)), 1.0) * (0.5 + pad)
-        half_w, half_h = max(half_w, half_h * self.aspect), max(half_h, half_w / self.aspect)
-        return (float(cx - half_w), float(cx + half_w)), (float(cy - half_h), float(cy + half_h))
-
-    def roads_image(self, color: str, size: int = 1400):
-        """The road segments rasterized once into an RGBA image (``uint32`` rows from the
-        bottom, longer side ``size`` pixels) and its placement ``(x, y, dw, dh)``: a browser
-        redraws one image per frame instead of tens of thousands of line segments."""
-        x0, y0, x1, y1 = self.segments
-        left, bottom = float(self.x.min()), float(self.y.min())
-        dw, dh = max(float(np.ptp(self.x)), 1.0), max(float(np.ptp(self.y)), 1.0)
-        scale = (size - 1) / max(dw, dh)
-        width, height = int(dw * scale) + 1, int(dh * scale) + 1
-        px, py = line_pixels(
-            (x0 - left) * scale, (y0 - bottom) * scale, (x1 - left) * scale, (y1 - bottom) * scale
-        )
-        rgba = np.zeros((height, width, 4), dtype=np.uint8)
-        rgb = [int(color[k : k + 2], 16) for k in (1, 3, 5)]
-        for dx, dy in ((0, 0), (1, 0), (0, 1), (1, 1)):  # lines two pixels wide
-            rgba[np.minimum(py + dy, height - 1), np.minimum(px + dx, width - 1)] = [*rgb, 255]
-        return rgba.view(np.uint32)[:, :, 0], (left, bottom, dw, dh)
-
-    def nearest(self, x: float, y: float) -> int:
-        return int(self._tree.query([x, y])[1])
-
-    def centre_node(self) -> int:
-        return self.nearest((self.x.min() + self.x.max()) / 2, (self.y.min() + self.y.max()) / 2)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

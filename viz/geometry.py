@@ -1,0 +1,76 @@
+"""What the map needs of a graph: Web Mercator points, road segments, the roads as one
+image, nearest-node lookup. Imports nothing of the dashboard but `viz.raster`."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+import engine
+from engine.render import line_pixels, road_segments
+
+from .raster import RASTER_ABOVE, gpu_nodes
+
+
+class Geometry:
+    """What the map needs of a graph: Web Mercator points, road segments, nearest-node lookup.
+
+    ``scale`` converts a distance in weight units to map units such that every node closer
+    than ``d`` lies within ``d * scale`` of the source as the crow flies (the largest ratio
+    of straight length to weight over the arcs), so the threshold ring is a true bound.
+    """
+
+    def __init__(self, graph: engine.CSRGraph):
+        self.x, self.y = graph.mercator
+        tails, heads = graph.sources, graph.indices
+        a, b = road_segments(graph)
+        self.segments = (self.x[a], self.y[a], self.x[b], self.y[b])
+        self._tree = cKDTree(np.column_stack([self.x, self.y]))
+        straight = np.hypot(self.x[tails] - self.x[heads], self.y[tails] - self.y[heads])
+        w = graph.weights.astype(np.float64)
+        self.scale = float(np.max(straight[w > 0] / w[w > 0], initial=0.0))
+        self.extent = float(np.hypot(np.ptp(self.x), np.ptp(self.y)))
+        #: Width ÷ height of the map: the graph's own, kept between square and 2.5 : 1.
+        self.aspect = min(max(float(np.ptp(self.x)) / max(float(np.ptp(self.y)), 1.0), 1.0), 2.5)
+        #: Whether the map is drawn as server-side images (`viz.raster`) rather than glyphs.
+        self.rasterized = len(self.x) > RASTER_ABOVE
+
+    @functools.cached_property
+    def gpu_nodes(self):
+        """The nodes on the GPU for a rasterised map's frames (`viz.raster.gpu_nodes`, None
+        without a GPU): copied once per graph, at its first map, and shared by its sessions."""
+        return gpu_nodes(self.x, self.y)
+
+    def bounds(self, pad: float = 0.02) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The map's x and y ranges: the graph with a margin, widened to `aspect`."""
+        cx, cy = (self.x.min() + self.x.max()) / 2, (self.y.min() + self.y.max()) / 2
+        half_w = max(float(np.ptp(self.x)), 1.0) * (0.5 + pad)
+        half_h = max(float(np.ptp(self.y)), 1.0) * (0.5 + pad)
+        half_w, half_h = max(half_w, half_h * self.aspect), max(half_h, half_w / self.aspect)
+        return (float(cx - half_w), float(cx + half_w)), (float(cy - half_h), float(cy + half_h))
+
+    def roads_image(self, color: str, size: int = 1400):
+        """The road segments rasterized once into an RGBA image (``uint32`` rows from the
+        bottom, longer side ``size`` pixels) and its placement ``(x, y, dw, dh)``: a browser
+        redraws one image per frame instead of tens of thousands of line segments."""
+        x0, y0, x1, y1 = self.segments
+        left, bottom = float(self.x.min()), float(self.y.min())
+        dw, dh = max(float(np.ptp(self.x)), 1.0), max(float(np.ptp(self.y)), 1.0)
+        scale = (size - 1) / max(dw, dh)
+        width, height = int(dw * scale) + 1, int(dh * scale) + 1
+        px, py = line_pixels(
+            (x0 - left) * scale, (y0 - bottom) * scale, (x1 - left) * scale, (y1 - bottom) * scale
+        )
+        rgba = np.zeros((height, width, 4), dtype=np.uint8)
+        rgb = [int(color[k : k + 2], 16) for k in (1, 3, 5)]
+        for dx, dy in ((0, 0), (1, 0), (0, 1), (1, 1)):  # lines two pixels wide
+            rgba[np.minimum(py + dy, height - 1), np.minimum(px + dx, width - 1)] = [*rgb, 255]
+        return rgba.view(np.uint32)[:, :, 0], (left, bottom, dw, dh)
+
+    def nearest(self, x: float, y: float) -> int:
+        return int(self._tree.query([x, y])[1])
+
+    def centre_node(self) -> int:
+        return self.nearest((self.x.min() + self.x.max()) / 2, (self.y.min() + self.y.max()) / 2)
