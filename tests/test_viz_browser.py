@@ -839,7 +839,7 @@ ON_SCREEN = """() => {
 }"""
 
 #: How much of the map's box the city fills, in width and in height (the roads' image
-#: against the plot's ranges), and how many points the route has.
+#: against the plot's ranges), and how many points the route on show has.
 CITY_IN_BOX = """() => {
   for (const doc of Bokeh.documents)
     for (const m of doc.all_models)
@@ -849,7 +849,7 @@ CITY_IN_BOX = """() => {
         const route = m.renderers.find(r => r.glyph && r.glyph.type === "Line");
         return {w: v(g.dw) / (m.x_range.end - m.x_range.start),
                 h: v(g.dh) / (m.y_range.end - m.y_range.start),
-                route: route.data_source.data.x.length};
+                route: route.visible ? route.data_source.data.x.length : 0};
       }
   return null;
 }"""
@@ -871,7 +871,9 @@ def test_the_map_is_the_picture(server, browser):
     shown = context.new_page()
     shown.goto(server + "?present=1&frame=100000")  # paused at the end: the route is drawn
     shown.locator(".frontier-map canvas").first.wait_for(timeout=60_000)
-    wait_for(lambda: (shown.evaluate(CITY_IN_BOX) or {}).get("route", 0) > 1)
+    leave = shown.locator(".frontier-present-button button", has_text="Leave")
+    leave.first.wait_for(timeout=30_000)  # the link applied: presentation mode, the last frame
+    wait_for(lambda: (shown.evaluate(CITY_IN_BOX) or {}).get("route", 0) > 1, 30)
     shown.wait_for_timeout(1500)
     seen = shown.evaluate(ON_SCREEN)
     assert seen["map"] >= 0.7, seen
