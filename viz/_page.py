@@ -139,11 +139,6 @@ def held(action: Callable[[], object]):
     frame the chart's cursor has not reached). It also makes a click safe right after a
     typed value: Panel then runs the click outside Bokeh's document lock, where a change to
     a Bokeh model of the page's own (a figure's range, a source) raised in the server and
-    the click was lost; Panel's hold sends those changes itself.
+    the click was lost; Panel's hold sends those changes itself (`from_page`).
     """
-
-    def handler(*_event) -> None:
-        with pn.io.hold():
-            action()
-
-    return handler
+    return from_page(lambda *_event: action())

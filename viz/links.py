@@ -112,10 +112,10 @@ def _number(args: dict, key: str, default: int, least: int = 1) -> int:
 
 def _config(args: dict, prefix: str, config) -> dict:
     delta = _one(args, f"{prefix}delta", "auto")
-    if delta not in ("auto", "adaptive") and ascii_int(delta) is None:
-        msg = f"link: {prefix}delta={delta!r} must be an integer ≥ 1, 'auto' or 'adaptive'"
-        raise DashboardError(msg)
     if delta not in ("auto", "adaptive"):
+        if ascii_int(delta) is None:
+            msg = f"link: {prefix}delta={delta!r} must be an integer ≥ 1, 'auto' or 'adaptive'"
+            raise DashboardError(msg)
         delta = _number(args, f"{prefix}delta", config.delta)
     return dict(
         method=_pick(args, f"{prefix}method", list(METHOD_LABELS), config.method),
