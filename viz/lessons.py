@@ -5,7 +5,10 @@ coordinates to draw.
 
 A `Step` sets search A (and B, when it compares), the map's layer and the player's frame in
 one `Session.configure`, then says in words what the class sees, with the numbers of the
-runs it just made. `Lessons` holds which lesson and step are open; `LessonView` renders it:
+runs it just made. Its Δ is relative to the graph (a 32nd or 64 times the auto Δ, the median
+arc's weight), so each step shows its difference on any city: tests/test_viz_lessons.py
+checks that A and B differ by 15 % in a number the page shows, on the embedded and shared
+cities. `Lessons` holds which lesson and step are open; `LessonView` renders it:
 a menu, the step's text, Back and Next. ``?lesson=NAME`` opens one from a link.
 """
 
@@ -14,9 +17,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+import numpy as np
 import panel as pn
 import param
 from panel.viewable import Viewer
+
+from engine import CSRGraph
 
 from . import style
 from ._page import from_page, held
@@ -28,16 +34,49 @@ from .style import counted
 LAST = 10**9
 
 
+#: A step's Δ as a function of the graph, so that each lesson shows its difference on any
+#: city, whatever its size and unit (a fixed 1,000 was 10 m on Helsinki and a whole city on a
+#: graph in kilometres): a 32nd of the auto Δ, 64 times it, or the median arc's weight (half
+#: the arcs are then heavy, which is what Δ-stepping treats apart).
+DeltaOf = Callable[[CSRGraph], int]
+
+
+def tiny_delta(graph: CSRGraph) -> int:
+    return max(1, graph.auto_delta() // 32)
+
+
+def huge_delta(graph: CSRGraph) -> int:
+    return min(graph.auto_delta() * 64, graph.max_delta())
+
+
+def median_arc(graph: CSRGraph) -> int:
+    return max(1, int(np.median(graph.weights))) if graph.n_arcs else 1
+
+
 @dataclasses.dataclass(frozen=True)
 class Step:
-    """One step: the settings of searches A and B (None: B is off), the frame to show, the
-    map's layer, and what to say (a function of the session, once its runs are made)."""
+    """One step: the settings of searches A and B (None: B is off; a ``"delta"`` may be a
+    `DeltaOf`), the frame to show (or a function of the session choosing it once the runs
+    are made), the map's layer, what to say, and the two numbers the step sets side by side
+    (``contrast``; None where the step introduces or shows that something stays the same)."""
 
     a: dict
     b: dict | None
-    frame: int
+    frame: int | Callable[[Session], int]
     say: Callable[[Session], str]
     layer: str = "states"
+    contrast: Callable[[Session], tuple[int, int]] | None = None
+
+    def configs(self, graph: CSRGraph) -> list[dict]:
+        """The values of A and B on ``graph`` (B's are empty when B is off)."""
+        return [_values(self.a, graph), _values(self.b or {}, graph)]
+
+
+def _values(config: dict, graph: CSRGraph) -> dict:
+    delta = config.get("delta")
+    if callable(delta):
+        return {**config, **RunConfig.delta_values(delta(graph))}
+    return config
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,11 +105,32 @@ def _c(run) -> str:
     )
 
 
+def _far(run, frame: int | None = None) -> int:
+    """The far set at ``frame``, or its largest over the run."""
+    if frame is not None:
+        return run.readout(frame)["far"]
+    return max(run.readout(k)["far"] for k in range(run.n_frames))
+
+
+def _widest_gap(s: Session) -> int:
+    """The frame where A's and B's far sets differ most."""
+    a, b = _runs(s)
+    frames = range(min(a.n_frames, b.n_frames))
+    return max(frames, key=lambda k: abs(_far(a, k) - _far(b, k)))
+
+
 _AUTO = {"method": "near_far", "batch_size": 64, **RunConfig.delta_values("auto")}
+_TINY = {**_AUTO, "delta": tiny_delta}
+_HUGE = {**_AUTO, "delta": huge_delta}
+_MEDIAN = {**_AUTO, "delta": median_arc}
 
 
-def _fixed(delta: int) -> dict:
-    return {**_AUTO, **RunConfig.delta_values(delta)}
+def _phases(s: Session) -> tuple[int, int]:
+    return tuple(run.result.counters.phases for run in _runs(s))
+
+
+def _arcs(s: Session) -> tuple[int, int]:
+    return tuple(run.result.counters.edges_relaxed for run in _runs(s))
 
 
 LESSONS: dict[str, Lesson] = {
@@ -80,52 +140,65 @@ LESSONS: dict[str, Lesson] = {
             "delta-small",
             "Δ too small: almost Dijkstra",
             (
-                Step(_fixed(1_000), None, 0, lambda s: (
-                    f"Near-Far with a tiny Δ ({_w(s, 1_000)}): each band holds only the few "
-                    "nodes a step further than the last. Press Play and watch the thin "
-                    "frontier.")),
-                Step(_fixed(1_000), None, LAST, lambda s: (
+                Step(_TINY, None, 0, lambda s: (
+                    f"Near-Far with a tiny Δ ({_w(s, s.runs[0].result.delta)}, a 32nd of the "
+                    "auto Δ): each band holds only the few nodes a step further than the last. "
+                    "Press Play and watch the thin frontier.")),
+                Step(_TINY, None, LAST, lambda s: (
                     f"Done: {_c(s.runs[0])}. Almost every node was relaxed once, as Dijkstra "
                     "does, but one band at a time: many phases, little parallel work.")),
-                Step(_fixed(1_000), _AUTO, LAST, lambda s: (
-                    f"Beside it (B) the auto Δ: {_c(_runs(s)[1])}. Fewer phases for a few "
-                    "more arcs: that is the trade Δ makes.")),
+                Step(_TINY, _AUTO, LAST, lambda s: (
+                    f"Beside it (B) the auto Δ ({_w(s, _runs(s)[1].result.delta)}): "
+                    f"{_c(_runs(s)[1])}. Fewer phases for a few more arcs: that is the trade Δ "
+                    "makes."), contrast=_phases),
             ),
         ),
         Lesson(
             "delta-large",
             "Δ too large: wasted work",
             (
-                Step(_fixed(2_000_000), None, 0, lambda s: (
-                    f"Near-Far with a huge Δ ({_w(s, 2_000_000)}): most of the city fits in one "
-                    "band, so every reached node is near at once and relaxed again and "
-                    "again.")),
-                Step(_fixed(2_000_000), None, LAST, lambda s: (
+                Step(_HUGE, None, 0, lambda s: (
+                    f"Near-Far with a huge Δ ({_w(s, s.runs[0].result.delta)}, 64 times the "
+                    "auto Δ): most of the city fits in one band, so every reached node is near "
+                    "at once and relaxed again and again.")),
+                Step(_HUGE, None, LAST, lambda s: (
                     f"Done: {_c(s.runs[0])}, against {s.runs[0].reference.edges_relaxed:,} "
                     "for Dijkstra. The map now counts how often each node's arcs were relaxed: "
-                    "every colour beyond the first is wasted work."), layer="work"),
-                Step(_fixed(2_000_000), _AUTO, LAST, lambda s: (
+                    "every colour beyond the first is wasted work."), layer="work",
+                    contrast=lambda s: (s.runs[0].result.counters.edges_relaxed,
+                                        s.runs[0].reference.edges_relaxed)),
+                Step(_HUGE, _AUTO, LAST, lambda s: (
                     f"Beside it (B) the auto Δ: {_c(_runs(s)[1])}. More phases, far less "
-                    "waste."), layer="work"),
+                    "waste."), layer="work", contrast=_arcs),
             ),
         ),
         Lesson(
             "near-far-vs-delta-stepping",
             "Near-Far against Δ-stepping",
             (
-                Step(_AUTO, {**_AUTO, "method": "delta_stepping"}, 0, lambda s: (
-                    "A: Near-Far. B: Δ-stepping, same Δ. Δ-stepping relaxes only light arcs "
-                    "(weight ≤ Δ) inside a bucket and its heavy arcs once, when the bucket is "
-                    "done. Press Play: both settle the same nodes in the same order of bands.")),
-                Step(_AUTO, {**_AUTO, "method": "delta_stepping"}, LAST, lambda s: (
-                    f"A: {_c(_runs(s)[0])}. B: {_c(_runs(s)[1])}. The same distances; the "
-                    "difference is which arcs each relaxes, and when.")),
-                Step(_AUTO, {**_AUTO, "method": "bucketing"}, LAST, lambda s: (
+                Step(_MEDIAN, {**_MEDIAN, "method": "delta_stepping"}, _widest_gap, lambda s: (
+                    f"A: Near-Far. B: Δ-stepping, both with Δ = {_w(s, s.runs[0].result.delta)}, "
+                    "the median arc's weight, so half the arcs are heavy (longer than Δ). "
+                    "Δ-stepping relaxes a bucket's light arcs while the bucket lasts and its "
+                    "heavy arcs once, when it is done. Here, at iteration "
+                    f"{s.runs[0].readout(s.frame)['iteration']:,}, A's far set holds "
+                    f"{counted(_far(s.runs[0], s.frame), 'node')} and B's "
+                    f"{counted(_far(s.runs[1], s.frame), 'node')}: B has not relaxed its heavy "
+                    "arcs yet."),
+                    contrast=lambda s: (_far(s.runs[0], s.frame), _far(s.runs[1], s.frame))),
+                Step(_MEDIAN, {**_MEDIAN, "method": "delta_stepping"}, LAST, lambda s: (
+                    f"A: {_c(_runs(s)[0])}. B: {_c(_runs(s)[1])}. The same distances and the "
+                    f"same near sets, but B's far set peaked at {_far(s.runs[1]):,} nodes "
+                    f"against A's {_far(s.runs[0]):,}: a far node waits on a pile that a GPU "
+                    "must scan or sort."),
+                    contrast=lambda s: (_far(s.runs[0]), _far(s.runs[1]))),
+                Step(_MEDIAN, {**_MEDIAN, "method": "bucketing"}, LAST, lambda s: (
                     f"B is now Davidson's bucketing: {_c(_runs(s)[1])}, with "
                     f"{counted(_runs(s)[1].result.counters.bucket_sorts, 'sort')} of its far "
-                    "nodes into "
-                    "buckets of width Δ. Near-Far keeps one far pile and scans it at every "
-                    "phase end; bucketing keeps them sorted, so a phase takes the next bucket.")),
+                    "nodes into buckets of width Δ. Near-Far keeps one far pile and scans it "
+                    "at every phase end; bucketing keeps them sorted, so a phase takes the "
+                    "next bucket."),
+                    contrast=lambda s: tuple(r.result.counters.bucket_sorts for r in s.runs)),
             ),
         ),
         Lesson(
@@ -136,13 +209,15 @@ LESSONS: dict[str, Lesson] = {
                     "A checks after every iteration whether the near set is empty (batch 1); "
                     "B queues 512 iterations on the GPU between checks.")),
                 Step({**_AUTO, "batch_size": 1}, {**_AUTO, "batch_size": 512}, 10, lambda s: (
-                    "Iteration 10 of both: the same near set "
-                    f"({_runs(s)[0].readout(10)['near']:,} and {_runs(s)[1].readout(10)['near']:,}"
-                    " nodes) and the same map. The batch decides only when the host looks.")),
+                    f"Iteration {s.runs[0].readout(s.frame)['iteration']:,} of both: the same "
+                    f"near set ({_runs(s)[0].readout(s.frame)['near']:,} and "
+                    f"{_runs(s)[1].readout(s.frame)['near']:,} nodes) and the same map. The "
+                    "batch decides only when the host looks.")),
                 Step({**_AUTO, "batch_size": 1}, {**_AUTO, "batch_size": 512}, LAST, lambda s: (
                     f"Host checks: A {_runs(s)[0].result.counters.host_syncs:,}, B "
                     f"{_runs(s)[1].result.counters.host_syncs:,}. Frames, iterations and "
-                    "every distance are the same: only the waiting on the host changed.")),
+                    "every distance are the same: only the waiting on the host changed."),
+                    contrast=lambda s: tuple(r.result.counters.host_syncs for r in s.runs)),
             ),
         ),
     )
@@ -188,10 +263,12 @@ class Lessons(param.Parameterized):
         step = LESSONS[name].steps[k]
         s = self.session
         s.pause()
-        configs = [step.a, step.b or {}]
-        if not s.configure(configs=configs, compare=step.b is not None, source=s.source,
-                           target=s.target, frame=step.frame):  # fmt: skip
+        frame = step.frame if isinstance(step.frame, int) else 0
+        if not s.configure(configs=step.configs(s.loaded.graph), compare=step.b is not None,
+                           source=s.source, target=s.target, frame=frame):  # fmt: skip
             return False
+        if callable(step.frame):
+            s.seek(step.frame(s))
         s.layer = step.layer
         self.param.update(lesson=name, step=k, text=step.say(s))
         return True
