@@ -61,27 +61,53 @@ def cell_medians(
     rows: list[dict], key: Callable[[dict], tuple] = _method_delta_batch
 ) -> dict[tuple, dict[str, float]]:
     """Median time, speed-up over Dijkstra and relative efficiency (Dijkstra's arcs ÷ ours)
-    of the rows of each cell; cells are (method, Δ, batch) unless ``key`` says otherwise."""
+    of the rows of each cell, with their spread over the cell's searches (``time_ms_lo`` and
+    ``time_ms_hi``: the least and the most; likewise for the others) and the number of
+    searches ``n``; cells are (method, Δ, batch) unless ``key`` says otherwise."""
     cells: dict[tuple, list[dict]] = defaultdict(list)
     for row in rows:
         cells[key(row)].append(row)
     out = {}
     for key, group in cells.items():
-        time_ms = statistics.median(float(r["time_ms"]) for r in group)
+        per_search = {
+            "time_ms": [float(r["time_ms"]) for r in group],
+            "speedup": [_ratio(float(r["dijkstra_ms"]), float(r["time_ms"])) for r in group],
+            "efficiency": [
+                _ratio(int(r["dijkstra_edges"]), int(r["edges_relaxed"])) for r in group
+            ],
+        }
+        time_ms = statistics.median(per_search["time_ms"])
         dijkstra_ms = statistics.median(float(r["dijkstra_ms"]) for r in group)
         edges = statistics.median(int(r["edges_relaxed"]) for r in group)
         reference = statistics.median(int(r["dijkstra_edges"]) for r in group)
-        out[key] = {
+        cell = {
             "time_ms": time_ms,
-            "speedup": dijkstra_ms / time_ms if time_ms else float("nan"),
-            "efficiency": reference / edges if edges else float("nan"),
+            "speedup": _ratio(dijkstra_ms, time_ms),
+            "efficiency": _ratio(reference, edges),
+            "n": len(group),
         }
+        for name, values in per_search.items():
+            cell[f"{name}_lo"], cell[f"{name}_hi"] = min(values), max(values)
+        out[key] = cell
     return out
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else float("nan")
+
+
+def spread_text(cell: dict[str, float], metric: str, fmt: str) -> str:
+    """A cell's median in ``fmt`` and, under it, the range of its searches where it has
+    several that differ (``0.56×`` over ``0.41–0.70``)."""
+    text = fmt.format(cell[metric])
+    lo, hi = fmt.format(cell[f"{metric}_lo"]), fmt.format(cell[f"{metric}_hi"])
+    return text if cell["n"] < 2 or lo == hi else f"{text}\n{lo}–{hi}"
 
 
 def sweep_png(rows: list[dict], meta: dict, out: BinaryIO) -> None:
     """One row of heatmaps per method over Δ × batch: median time, speed-up over Dijkstra
-    and relative efficiency, values in the cells, the fastest cell outlined."""
+    and relative efficiency, each cell's median and the range of its searches written in it,
+    a colour bar each, the fastest cell (by median time) outlined."""
     plt = _pyplot()
     medians = cell_medians(rows)
     methods = sorted({k[0] for k in medians})
@@ -100,14 +126,16 @@ def sweep_png(rows: list[dict], meta: dict, out: BinaryIO) -> None:
             grid = np.full((len(deltas), len(batches)), np.nan)
             for k in keys:
                 grid[deltas.index(k[1]), batches.index(k[2])] = medians[k][field]
+            texts = {(deltas.index(k[1]), batches.index(k[2])): spread_text(medians[k], field, fmt)
+                     for k in keys}  # fmt: skip
             image = ax.imshow(grid, cmap=cmap, aspect="auto", origin="lower")
             fig.colorbar(image, ax=ax, shrink=0.85)
             for i in range(len(deltas)):
                 for j in range(len(batches)):
                     if not np.isnan(grid[i, j]):
                         r, g, b, _ = image.cmap(image.norm(grid[i, j]))
-                        ax.text(j, i, fmt.format(grid[i, j]), ha="center", va="center",
-                                fontsize=8, color=ink(r, g, b))  # fmt: skip
+                        ax.text(j, i, texts[i, j], ha="center", va="center", fontsize=8,
+                                color=ink(r, g, b))  # fmt: skip
             i, j = deltas.index(best[1]), batches.index(best[2])
             ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2.5, ec="red"))
             ax.set_xticks(range(len(batches)), [str(b) for b in batches])
@@ -131,9 +159,8 @@ def ranks_png(rows: list[dict], meta: dict, out: BinaryIO) -> None:
     for row in rows:
         label = (row["method"], row["delta_spec"], int(row["batch"]))
         time_ms = float(row["time_ms"])
-        speedup = float(row["dijkstra_ms"]) / time_ms if time_ms else np.nan
-        edges = int(row["edges_relaxed"])
-        efficiency = int(row["dijkstra_edges"]) / edges if edges else np.nan
+        speedup = _ratio(float(row["dijkstra_ms"]), time_ms)
+        efficiency = _ratio(int(row["dijkstra_edges"]), int(row["edges_relaxed"]))
         series[label][int(row["rank"])].append((speedup, efficiency))
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5))
     for label, by_rank in sorted(series.items()):

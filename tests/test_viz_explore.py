@@ -254,3 +254,59 @@ def test_the_time_left_leaves_out_the_first_search(explorer, gate):
     assert "s left" in explorer.status and "2 of 6" in explorer.status
     explorer.cancel()
     release.release(10)
+
+
+def test_cells_show_their_spread_a_colour_bar_and_what_is_told_apart(session):
+    """Issue 52: each cell shows its median and the range of its searches, a colour bar
+    gives the scale, and the fastest cell says how many others its range overlaps."""
+    e = Explorer(session, deltas="x0.5,auto", batches="1,8", repeat=3)
+    view = ExploreView(e)
+    assert e.start("sweep")
+    e.wait()
+    cells = e.cells()
+    assert all(cell["n"] == 3 for cell in cells.values())
+    texts = view._cells.data["text"]
+    for text, cell in zip(texts, (cells[k] for k in _grid_keys(e)), strict=True):
+        lo, hi = f"{cell['speedup_lo']:.2f}×", f"{cell['speedup_hi']:.2f}×"
+        expected = f"{cell['speedup']:.2f}×" + ("" if lo == hi else f"\n{lo}–{hi}")
+        assert text == expected
+    speedups = [cell["speedup"] for cell in cells.values()]
+    scale = view._bar.color_mapper
+    assert scale.low == pytest.approx(min(speedups)) and scale.high >= max(speedups) * 0.999
+    assert view._bar.title == "speed-up over Dijkstra (×)"
+    assert scale.palette[-1] == "#FDE724"  # the better end (higher) bright
+    e.metric = "time_ms"
+    assert view._bar.title == "median time (ms)" and scale.palette[0] == "#FDE724"
+    fastest = min(cells, key=lambda k: cells[k]["time_ms"])
+    words = view.verdict.object
+    assert f"batch {fastest[1]}" in words and "Fastest:" in words
+    c = cells[fastest]
+    ties = sum(k != fastest and cells[k]["time_ms_lo"] <= c["time_ms_hi"] for k in cells)
+    if ties:
+        assert f"{ties} other cell" in words and "more searches per cell" in words
+    else:
+        assert "no other cell's range overlaps it" in words
+
+
+def _grid_keys(e):
+    return [(spec, b) for spec, _ in e.study.deltas for b in e.study.batches]
+
+
+def test_the_fastest_cell_says_which_cells_it_is_not_told_apart_from():
+    from types import SimpleNamespace
+
+    from viz.explore import fastest_words
+
+    study = SimpleNamespace(deltas=[("auto", 50), ("x2", 100)], batches=[1, 8])
+
+    def cell(median, lo, hi):
+        return dict(time_ms=median, time_ms_lo=lo, time_ms_hi=hi, n=3)
+
+    cells = {("auto", 1): cell(2.0, 1.5, 3.0), ("auto", 8): cell(2.5, 2.9, 4.0),
+             ("x2", 1): cell(5.0, 4.0, 6.0), ("x2", 8): cell(2.2, 2.1, 2.3)}  # fmt: skip
+    words = fastest_words(study, cells, lambda spec, d: f"{spec} = {d}")
+    assert "Δ auto = 50, batch 1, 2 ms (1.5 ms–3 ms)" in words
+    assert "2 other cells overlap its range" in words  # (auto, 8) and (x2, 8); not (x2, 1)
+    cells[("auto", 1)] = cell(2.0, 1.9, 2.05)
+    words = fastest_words(study, cells, lambda spec, d: f"{spec} = {d}")
+    assert "no other cell's range overlaps it" in words

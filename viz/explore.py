@@ -15,12 +15,13 @@ import json
 import queue
 import threading
 import time
+from collections.abc import Callable
 
 import numpy as np
 import panel as pn
 import param
 from bokeh.events import Tap
-from bokeh.models import ColumnDataSource, FactorRange, Span
+from bokeh.models import ColorBar, ColumnDataSource, FactorRange, LogColorMapper, Span
 from bokeh.palettes import Category10_10, Viridis256
 from bokeh.plotting import figure
 from panel.viewable import Viewer
@@ -33,7 +34,7 @@ from ._page import every, from_page, held
 from .charts import TextPane
 from .controls import two_way
 from .state import METHOD_LABELS, LoadedGraph, RunConfig, Session, Settings
-from .style import file_stem
+from .style import counted, file_stem
 
 #: Methods with a Δ to explore (the dashboard's own, so that a cell can be animated).
 METHODS = {label: m for m, label in METHOD_LABELS.items() if engine.METHODS[m].uses_delta}
@@ -328,16 +329,40 @@ class Explorer(param.Parameterized):
         return out
 
 
-def _colours(values: list[float], higher_is_better: bool) -> list[str]:
+def _colours(values: list[float], higher_is_better: bool) -> tuple[list[str], float, float]:
     """Viridis colours on a log scale, the better end bright (a value that is not a
-    positive number is grey)."""
+    positive number is grey), and the least and the most value coloured (the colour bar's
+    ends; both 1 when none is)."""
     v = np.asarray(values, dtype=float)
     ok = np.isfinite(v) & (v > 0)
     logs = np.log10(np.where(ok, v, 1.0))
     lo, hi = (float(logs[ok].min()), float(logs[ok].max())) if ok.any() else (0.0, 0.0)
     t = (logs - lo) / (hi - lo) if hi > lo else np.ones_like(logs)
     t = t if higher_is_better else 1 - t
-    return [Viridis256[round(x * 255)] if good else PENDING for x, good in zip(t, ok, strict=True)]
+    colours = [
+        Viridis256[round(x * 255)] if good else PENDING for x, good in zip(t, ok, strict=True)
+    ]
+    return colours, 10**lo, 10**hi
+
+
+def fastest_words(study: Study, cells: dict, label: Callable) -> str:
+    """The fastest cell by median time, its range, and how many other cells' ranges overlap
+    it (those the study has not told apart from it)."""
+    done = [(spec, b) for spec, _ in study.deltas for b in study.batches if (spec, b) in cells]
+    best = min(done, key=lambda k: cells[k]["time_ms"])
+    c = cells[best]
+    ties = sum(1 for k in done if k != best and cells[k]["time_ms_lo"] <= c["time_ms_hi"])
+    where = f"Δ {label(best[0], dict(study.deltas)[best[0]])}, batch {best[1]}"
+    text = f"<b>Fastest:</b> {where}, {plots.spread_text(c, 'time_ms', '{:.3g} ms')}"
+    text = text.replace("\n", " (") + ")" if "\n" in text else text
+    if ties:
+        text += (
+            f"; {counted(ties, 'other cell')} overlap{'s' if ties == 1 else ''} its range: "
+            "more searches per cell would tell them apart."
+        )
+    elif c["n"] > 1:
+        text += "; no other cell's range overlaps it."
+    return f"<small>{text}</small>"
 
 
 def _holder(fig, css_class: str) -> pn.Column:
@@ -385,6 +410,7 @@ class ExploreView(Viewer):
         two_way(self.metric, e, "metric")
         self.progress = pn.indicators.Progress(value=0, max=1, visible=False, height=12)
         self.status = TextPane("")
+        self.verdict = TextPane("", css_classes=["frontier-verdict"])
         self.downloads = [
             pn.widgets.FileDownload(
                 callback=cb,
@@ -426,6 +452,13 @@ class ExploreView(Viewer):
         fig.rect("batch", "delta", 0.96, 0.96, source=self._best, fill_color=None,
                  line_color="#d62728", line_width=3)  # fmt: skip
         fig.grid.visible = False
+        # The cells' colours are computed here (their text's ink follows them); the bar
+        # shows the same log scale, the better end bright.
+        self._scale = LogColorMapper(palette=Viridis256, low=1, high=10)
+        self._bar = ColorBar(color_mapper=self._scale, orientation="horizontal", height=10,
+                             title_text_font_size="11px", major_label_text_font_size="11px",
+                             title_standoff=4, padding=4)  # fmt: skip
+        fig.add_layout(self._bar, "below")
         fig.on_event(Tap, self._on_tap)
         self._heat_fig = fig
         self._heat = _holder(fig, "frontier-heatmap")
@@ -482,21 +515,26 @@ class ExploreView(Viewer):
         grid = [(spec, d, b) for spec, d in study.deltas for b in study.batches]
         keys = [(spec, b) for spec, _, b in grid]
         done = [k for k in keys if k in cells]
-        colours = dict(zip(done, _colours([cells[k][metric] for k in done], higher), strict=True))
+        shades, low, high = _colours([cells[k][metric] for k in done], higher)
+        colours = dict(zip(done, shades, strict=True))
         fill = [colours.get(k, PENDING) for k in keys]
         self._cells.data = dict(
             batch=[str(b) for *_, b in grid],
             delta=[self._delta_label(spec, d) for spec, d, _ in grid],
             fill=fill,
-            text=[fmt.format(cells[k][metric]) if k in cells else "…" for k in keys],
+            text=[plots.spread_text(cells[k], metric, fmt) if k in cells else "…" for k in keys],
             ink=[_ink(c) for c in fill],
         )
+        self._scale.update(low=low, high=max(high, low * 1.001),
+                           palette=Viridis256 if higher else Viridis256[::-1])  # fmt: skip
+        self._bar.title = METRICS[metric][0]
         if done and metric in SPEED_METRICS:
             spec, b = min(done, key=lambda k: cells[k]["time_ms"])  # the fastest cell
             delta = dict(study.deltas)[spec]
             self._best.data = dict(batch=[str(b)], delta=[self._delta_label(spec, delta)])
         else:
             self._best.data = dict(batch=[], delta=[])
+        self.verdict.object = fastest_words(study, cells, self._delta_label) if done else ""
 
     def _draw_ranks(self, study: Study, cells: dict, label: str) -> None:
         metric = self.explorer.metric
@@ -554,7 +592,8 @@ class ExploreView(Viewer):
     def __panel__(self):
         help_ = pn.pane.HTML(
             "<small>Every search is checked against SciPy's Dijkstra. Cells show the median "
-            "of their searches; the red outline marks the fastest while they show speed. "
+            "of their searches and, under it, their range (least–most); the red outline marks "
+            "the fastest median while they show speed. "
             "Click a cell to animate it as search A; shift-click to put it beside as search "
             "B.</small>"
         )
@@ -565,7 +604,8 @@ class ExploreView(Viewer):
                 sizing_mode=None,
             ),
             pn.Column(
-                self.metric, self.progress, self.status, self._heat, self._ranks, help_,
+                self.metric, self.progress, self.status, self._heat, self.verdict, self._ranks,
+                help_,
                 pn.FlexBox(*self.downloads, flex_wrap="wrap"), sizing_mode="stretch_width",
                 styles={"flex": "1 1 340px"},
             ),
