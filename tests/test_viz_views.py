@@ -366,3 +366,28 @@ def test_the_delta_slider_shows_the_exact_delta_that_ran_with_its_unit(session):
     assert controls.delta.label == "Δ exact, in cm"
     assert session.load_graph(GraphChoice(weight="travel_time"))
     assert controls.delta.label == "Δ exact, in ms"
+
+
+def test_near_and_far_dots_are_drawn_over_settled_ones(session):
+    """Issue 52: settled must not hide what is near and far. Bokeh draws one glyph's points
+    in index order, so the map draws the nodes twice, the second time only those that must
+    stay seen (near and far; in the work layer, relaxed twice or more), on top."""
+    from bokeh.models import GlyphRenderer
+
+    from viz import style
+
+    view, legend = MapView(session), Legend(session)
+    dots = [r for r in view._pane.object.renderers
+            if isinstance(r, GlyphRenderer) and r.data_source is view._nodes]  # fmt: skip
+    assert dots == [view._dots, view._top]  # the top one is drawn last
+
+    def shown(renderer) -> dict:
+        fill = renderer.glyph.fill_color
+        palette = fill["transform"].palette
+        return {k: c for k, c in enumerate(palette) if c != style.CLEAR}, fill["field"]
+
+    assert shown(view._dots) == ({1: style.FAR, 2: style.NEAR, 3: style.SETTLED}, "state")
+    assert shown(view._top) == ({1: style.FAR, 2: style.NEAR}, "state")
+    legend.layer.value = "work"
+    wasted = {k: c for k, c in enumerate(style.WORK_COLORS) if k >= 2}
+    assert shown(view._top) == (wasted, "work") and len(wasted) == 3

@@ -95,18 +95,24 @@ class MapView(RunView):
             "states": LinearColorMapper(palette=list(style.STATE_COLORS), low=-0.5, high=3.5),
             "work": LinearColorMapper(palette=list(style.WORK_COLORS), low=-0.5, high=4.5),
         }
+        # The same nodes again, over the first dots, in the colours that must not be hidden
+        # (near and far; relaxed twice or more): Bokeh draws a glyph's points in index order,
+        # so a settled node's dot covered a near neighbour's drawn before it.
+        self._top_mappers = {
+            layer: LinearColorMapper(palette=[c if k in keep else style.CLEAR for k, c in
+                                              enumerate(mapper.palette)],
+                                     low=mapper.low, high=mapper.high)
+            for (layer, mapper), keep in zip(self._mappers.items(), ((1, 2), (2, 3, 4)),
+                                            strict=True)
+        }  # fmt: skip
         if self._raster is None:
             zeros = np.zeros(len(geo.x), dtype=np.uint8)
             self._nodes = ColumnDataSource(dict(x=geo.x, y=geo.y, state=zeros, work=zeros))
-            self._dots = fig.scatter(
-                "x",
-                "y",
-                source=self._nodes,
-                size=4,
-                line_color=None,
-                marker="square",
-                fill_color=self._fill(),
-            )
+            self._dots, self._top = (
+                fig.scatter("x", "y", source=self._nodes, size=size, line_color=None,
+                            marker="square", fill_color=self._fill(mappers))
+                for size, mappers in ((4, self._mappers), (5, self._top_mappers))
+            )  # fmt: skip
         else:
             self._image = ColumnDataSource(dict(url=[], x=[], y=[], w=[], h=[]))
             fig.image_url(url="url", x="x", y="y", w="w", h="h", anchor="bottom_left",
@@ -251,14 +257,15 @@ class MapView(RunView):
         nodes = [v for v in self.session.marked if v < len(geo.x)]
         self._asked.data = dict(x=geo.x[nodes], y=geo.y[nodes], label=list("ABC"[: len(nodes)]))
 
-    def _fill(self) -> dict:
+    def _fill(self, mappers: dict) -> dict:
         field = "state" if self.session.layer == "states" else "work"
-        return {"field": field, "transform": self._mappers[self.session.layer]}
+        return {"field": field, "transform": mappers[self.session.layer]}
 
     def _on_layer(self, *_events) -> None:
         if self._graph is not None and self.session.loaded.geometry is not None:
             if self._raster is None:
-                self._dots.glyph.fill_color = self._fill()
+                self._dots.glyph.fill_color = self._fill(self._mappers)
+                self._top.glyph.fill_color = self._fill(self._top_mappers)
             self._on_frame()  # a rasterised map's next image has the layer's palette
 
     def _on_frame(self, *_events) -> None:

@@ -11,7 +11,9 @@ __all__ = ["ATTRIBUTION", "COLORS"]
 
 #: Node colours by state code (unreached is transparent: the roads show through); the
 #: exported pictures use the same (`engine.render.COLORS`).
-STATE_COLORS = ("#00000000", COLORS["far"], COLORS["near"], COLORS["settled"])
+#: A colour that draws nothing (fully transparent).
+CLEAR = "#00000000"
+STATE_COLORS = (CLEAR, COLORS["far"], COLORS["near"], COLORS["settled"])
 FAR, NEAR, SETTLED = STATE_COLORS[1:]
 ROAD = COLORS["road"]
 SOURCE = COLORS["source"]
@@ -21,7 +23,7 @@ RING = COLORS["source"]
 #: The wasted-work layer: nodes by how many times their arcs were relaxed (0: transparent;
 #: once is the work Dijkstra does; every further time is wasted), the last for 4 or more.
 #: "Once" is a light violet: the light blue it was came close to the far state's sky blue.
-WORK_COLORS = ("#00000000", "#c9b8e8", "#fdd835", "#fb8c00", "#b71c1c")
+WORK_COLORS = (CLEAR, "#c9b8e8", "#fdd835", "#fb8c00", "#b71c1c")
 
 
 #: Presentation mode's type, for a projector (issue 20 asks ≥ 20 px), and a style sheet
