@@ -127,3 +127,32 @@ def test_the_describe_button_answers_for_this_frame_only(session):
     assert 'role="status"' in view._text.object and "Frame 10 of" in view._text.object
     session.seek(11)
     assert view._text.object == ""
+
+
+def test_presentation_captions_change_when_something_happens(session):
+    """Issue 52: presentation mode's caption changed 20 times a second. Playing, it now
+    tells the last phase end or the target's settling, and stays until the next; paused,
+    it tells the frame on screen."""
+    caption_view = Caption(session)
+    run = session.runs[0]
+    rec = run.result.recording
+    phases = rec.frames[:, engine.recording.FRAME_FIELDS.index("phase")]
+    ends = set((np.flatnonzero(np.diff(phases)) + 1).tolist())
+    marks = ends | {0, run.n_frames - 1, int(rec.settled_at[run.result.target])}
+    assert narration.events(run).tolist() == sorted(marks)
+    session.presenting(True)
+    assert session.present and session.playing
+    shown, changes = caption_view._layout.object, []
+    for frame in range(run.n_frames):
+        session.seek(frame)
+        if caption_view._layout.object != shown:
+            shown = caption_view._layout.object
+            changes.append(frame)
+        told = max(m for m in marks if m <= frame)
+        assert caption(run, told).split(":")[0] in shown  # "Iteration N" of the event
+    assert set(changes) <= marks and len(changes) >= len(ends)
+    assert len(changes) < run.n_frames / 4  # few enough to read
+    session.seek(run.n_frames // 2 + 1)
+    session.pause()
+    assert caption(run, session.frame).split(":")[0] in caption_view._layout.object
+    session.presenting(False)

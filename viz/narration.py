@@ -104,6 +104,27 @@ def caption(run: Run, frame: int) -> str:
     return " ".join(parts)
 
 
+def events(run: Run) -> np.ndarray:
+    """The frames at which something happens that a class should hear of: the start, each
+    phase's end, the target settling and the end (sorted; ``[0]`` for a search without
+    frames)."""
+    rec = run.result.recording
+    if rec is None:
+        return np.zeros(1, dtype=np.int64)
+    phases = rec.frames[:, engine.recording.FRAME_FIELDS.index("phase")]
+    marks = [np.zeros(1, dtype=np.int64), np.flatnonzero(np.diff(phases)) + 1, [len(rec) - 1]]
+    target = run.result.target
+    if target is not None and rec.settled_at[target] >= 0:
+        marks.append([rec.settled_at[target]])
+    return np.unique(np.concatenate(marks)).astype(np.int64)
+
+
+def last_event(run: Run, frame: int) -> int:
+    """The latest of `events` at or before ``frame``."""
+    marks = events(run)
+    return int(marks[np.searchsorted(marks, frame, side="right") - 1])
+
+
 def _adapted(before, now, kind: str) -> str:
     """How the adaptive Δ answered the phase that just ended (`engine.adaptive`)."""
     was, new = style.weight_text(before.delta, kind), style.weight_text(now.delta, kind)
@@ -204,30 +225,40 @@ class Caption(RunView):
     """The caption of search A's current frame, in an element with a stable CSS class, and
     the same words in an ``aria-live`` region for screen readers: at once for a step, at
     most once a `SPOKEN_EVERY_S` while playing (a new caption every frame would never be
-    heard to its end)."""
+    heard to its end).
+
+    In presentation mode, while the search plays, the caption is that of the last of its
+    `events` (a phase's end, the target settling): it changes when something happens, and
+    stays long enough to be read from the back of a room."""
 
     def __init__(self, session, **params):
         super().__init__(session, 0, **params)
         self._layout = TextPane("", margin=(0, 10), sizing_mode="stretch_width")
         self._spoken = TextPane("", margin=0, height=0, sizing_mode="stretch_width")
         self._spoken_at = -SPOKEN_EVERY_S
-        self.session.param.watch(self._on_frame, "present")  # its large type
+        # its large type; and a pause shows the frame on screen
+        self.session.param.watch(self._on_frame, ["present", "playing"])
         self._follow()
+
+    def _frame_told(self, run: Run) -> int:
+        frame = min(self.session.frame, run.n_frames - 1)
+        if self.session.present and self.session.playing:
+            return last_event(run, frame)
+        return frame
 
     def _on_frame(self, *_events) -> None:
         run = self._run
         if run is not None:
-            text = html.escape(caption(run, self.session.frame))
+            text = html.escape(caption(run, self._frame_told(run)))
             runs = self.session.runs
             if len(runs) == 2:  # comparing: both searches at this frame
-                frame = min(self.session.frame, runs[1].n_frames - 1)
-                b = html.escape(caption(runs[1], frame))
+                b = html.escape(caption(runs[1], self._frame_told(runs[1])))
                 text = f"<b>A</b>: {text}<br><b>B</b>: {b}"
             size = f"font-size:{style.PRESENT_PX}px;" if self.session.present else ""
-            self._layout.object = (
-                f'<div class="frontier-caption" style="{size}{CAPTION_HEIGHT}">{text}</div>'
-            )
-            self._speak(text)
+            told = f'<div class="frontier-caption" style="{size}{CAPTION_HEIGHT}">{text}</div>'
+            if told != self._layout.object:  # a property set costs even when unchanged
+                self._layout.object = told
+                self._speak(text)
 
     def _speak(self, text: str, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
