@@ -22,7 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.graphs import write_osm_grid  # noqa: E402
-from tests.test_viz_browser import CHROMIUM_ARGS, serve_app  # noqa: E402
+from tests.test_viz_browser import (  # noqa: E402
+    CHROMIUM_ARGS,
+    close_settings,
+    open_settings,
+    serve_app,
+    set_speed,
+)
 
 #: Records each new iteration readout the page paints (``window._seen``: time, text), at
 #: every animation frame. The readout sits in a shadow root; the root is found once and
@@ -77,6 +83,7 @@ def main() -> None:
                 page.goto(url)
                 page.locator(".frontier-map canvas").first.wait_for(timeout=60_000)
                 page.locator(".frontier-play button").first.click()  # stop the autoplay
+                open_settings(page)
                 page.locator("select").first.select_option(label="File path")
                 page.get_by_placeholder("data/city.osm.pbf").fill(str(graph))
                 page.get_by_placeholder("data/city.osm.pbf").press("Enter")
@@ -93,9 +100,10 @@ def main() -> None:
                     .split()[0]
                     .replace(",", "")
                 )
+                close_settings(page)  # the map as wide as a user sees it
                 results = []
                 for fps in args.fps:
-                    page.locator("select").filter(has_text="fps").select_option(f"{fps} fps")
+                    set_speed(page, fps)
                     page.locator("button", has_text="First").click()
                     time.sleep(0.5)
                     page.evaluate(SAMPLER)

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import viz.client  # noqa: E402, F401  (the page's models, for bokeh.client sessions)
 from engine.io import write_json  # noqa: E402
-from tests.test_viz_browser import CHROMIUM_ARGS, serve_app  # noqa: E402
+from tests.test_viz_browser import CHROMIUM_ARGS, serve_app, set_speed  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -181,8 +181,7 @@ def main() -> int:
                     click = {"no_wait_after": True, "timeout": 60_000}
                     page.locator(".frontier-play button").first.click(**click)
                     page.locator("button", has_text="Step").first.click(**click)
-                    fps = ("10 fps", "30 fps", "20 fps")[k % 3]
-                    page.locator("select").filter(has_text="fps").select_option(fps, **click)
+                    set_speed(page, (10, 30, 20)[k % 3], **click)
                     page.locator(".frontier-play button").first.click(**click)
                 players = Players(url, args.sessions - args.browsers)
                 print(f"{len(players.sessions)} client sessions playing", file=sys.stderr)

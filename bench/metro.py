@@ -186,7 +186,7 @@ def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
     from load import proc_stats
     from playwright.sync_api import sync_playwright
 
-    from tests.test_viz_browser import CHROMIUM, CHROMIUM_ARGS, serve_app
+    from tests.test_viz_browser import CHROMIUM, CHROMIUM_ARGS, serve_app, set_speed
 
     out = where()
     files = {name: graph_file(name, folder) for name in names}
@@ -206,7 +206,7 @@ def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
                 page.locator(".frontier-iteration").first.wait_for()
                 row = {"page_to_first_picture_s": time.perf_counter() - start}
                 row["settle_s"] = settle(proc.pid)
-                page.locator("select", has_text="fps").first.select_option(label="30 fps")
+                set_speed(page, 30)
                 page.evaluate(SAMPLER)
                 shown = page.evaluate(BITMAPS)
                 cpu = proc_stats(proc.pid)[0]

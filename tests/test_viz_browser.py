@@ -173,6 +173,23 @@ def open_settings(page) -> None:
     wait_for(drawer.is_visible)
 
 
+def close_settings(page) -> None:
+    drawer = page.locator(".frontier-settings").first
+    if drawer.is_visible():
+        page.locator(".frontier-settings-toggle button").first.click()
+    wait_for(lambda: not drawer.is_visible())
+
+
+def set_speed(page, fps: int, **options) -> None:
+    """Choose the playback speed in the settings drawer, leaving the drawer as it was (the
+    map is narrower while it is open)."""
+    was_open = page.locator(".frontier-settings").first.is_visible()
+    open_settings(page)
+    page.locator(".frontier-fps select").first.select_option(label=f"{fps} fps", **options)
+    if not was_open:
+        close_settings(page)
+
+
 def play_button(page):
     return page.locator(".frontier-play button").first
 
