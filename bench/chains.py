@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from engine import sssp
-from engine.graph import CSRGraph, from_arcs
+from engine.graphs.csr import CSRGraph, from_arcs
 
 
 def chains(width: int, length: int) -> CSRGraph:

@@ -26,8 +26,9 @@ import time
 
 import numpy as np
 
-from engine import _backend, batch, distributed, experiments
+from engine.backends import device as _backend
 from engine.search import from_scipy
+from engine.studies import batch, distributed, experiments
 
 
 def main() -> None:

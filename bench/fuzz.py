@@ -1,10 +1,10 @@
-"""A seeded search campaign against SciPy's Dijkstra (engine.fuzz), with a progress bar.
+"""A seeded search campaign against SciPy's Dijkstra (engine.testing.fuzz), with a progress bar.
 
     python bench/fuzz.py --searches 10000 --backend gpu --max-nodes 120000 --seed 21 \
         [--timeout 20] [--out bench/results/fuzz.json]
     python bench/fuzz.py --files 10000 --seed 21 [--timeout 10]
 
-With ``--files`` it mutates valid graph files instead and loads each (engine.fuzz's file
+With ``--files`` it mutates valid graph files instead and loads each (engine.testing.fuzz's file
 campaign): a load must succeed, with right distances, or end in a one-line error.
 
 Every search is one method at one Δ and batch size on one drawn graph, checked node by node;
@@ -22,8 +22,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from engine import fuzz
-from engine.io import write_json
+from engine.graphs.io import write_json
+from engine.testing import fuzz
 
 
 def main() -> int:

@@ -32,7 +32,7 @@ os.environ.setdefault("FRONTIER_OFFLINE", "1")
 
 import engine  # noqa: E402
 from engine.cli import main  # noqa: E402
-from engine.io import write_json  # noqa: E402
+from engine.graphs.io import write_json  # noqa: E402
 
 GR = "p sp 4 4\na 1 2 5\na 2 3 5\na 3 4 5\na 4 1 5\n"
 
@@ -275,8 +275,16 @@ def main_() -> int:
             print(f"{outcome:8} {kind:5} {label}: {text.splitlines()[-1] if text else ''}")
     print(f"{len(rows)} hostile inputs: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     if args.out:
-        write_json(args.out, {"counts": counts, "cases": [dict(zip(
-            ("kind", "input", "outcome", "output"), row, strict=True)) for row in rows]})
+        write_json(
+            args.out,
+            {
+                "counts": counts,
+                "cases": [
+                    dict(zip(("kind", "input", "outcome", "output"), row, strict=True))
+                    for row in rows
+                ],
+            },
+        )
     return 1 if counts.get("bad") else 0
 
 

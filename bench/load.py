@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import viz.client  # noqa: E402, F401  (the page's models, for bokeh.client sessions)
-from engine.io import write_json  # noqa: E402
+from engine.graphs.io import write_json  # noqa: E402
 from tests.test_viz_browser import CHROMIUM_ARGS, serve_app, set_speed  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -25,10 +25,11 @@ import numpy as np
 from scipy.sparse.csgraph import dijkstra
 
 import engine
-from engine import _backend, many_to_many
-from engine.experiments import seeded_sources
-from engine.io import write_json
+from engine import many_to_many
+from engine.backends import device as _backend
+from engine.graphs.io import write_json
 from engine.search import from_scipy
+from engine.studies.experiments import seeded_sources
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "pace16"
 _GRAPH = {}

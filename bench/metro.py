@@ -1,7 +1,7 @@
 """The dashboard on metro-scale graphs (issue 19): load, frames, memory, and frame rate.
 
 Two graphs: a seeded 1,000,000-node synthetic city written as ``.gr`` + ``.co``
-(`engine.synthetic`, seed 19) and PACE NE (1.5M nodes, no coordinates, ``random:1`` weights).
+(`engine.graphs.synthetic`, seed 19) and PACE NE (1.5M nodes, no coordinates, ``random:1`` weights).
 
 ``server`` (no browser; runs on a GPU machine too) measures in one process, per graph:
 - load to first picture, cold (empty cache: parse, CSR, cache, map, the searches of a new
@@ -52,7 +52,7 @@ def rss_mb() -> float:
 def graph_file(name: str, folder: Path) -> tuple[Path, str]:
     """The file of graph ``name`` (the city is written into ``folder``) and its weights."""
     if name == "city":
-        from engine import synthetic
+        from engine.graphs import synthetic
 
         gr, _ = synthetic.write_city(folder / "city1m", CITY_NODES, seed=CITY_SEED)
         return gr, "file"
@@ -71,7 +71,7 @@ def _views(session):
 def where() -> dict:
     """The machine a figure comes from: the search backend's device and the host's cores."""
     import engine
-    from engine._backend import device_name
+    from engine.backends.device import device_name
 
     backend = "gpu" if engine.gpu_available() else "cpu"
     return {"device": device_name(backend), "backend": backend, "cpus": os.cpu_count()}
@@ -233,7 +233,7 @@ def main() -> None:
     parser.add_argument("--graphs", nargs="+", default=["city", "NE"])
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    from engine.io import write_json
+    from engine.graphs.io import write_json
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -241,7 +241,9 @@ def main() -> None:
         os.environ["FRONTIER_OFFLINE"] = "1"
         run = server if args.part == "server" else browser
         result = {"part": args.part, "graphs": args.graphs, **run(args.graphs, folder)}
-    result["synthetic_city"] = dict(nodes=CITY_NODES, seed=CITY_SEED, made_by="engine.synthetic")
+    result["synthetic_city"] = dict(
+        nodes=CITY_NODES, seed=CITY_SEED, made_by="engine.graphs.synthetic"
+    )
     if args.out:
         write_json(args.out, result)
     print(result)

@@ -16,9 +16,9 @@ import os
 from pathlib import Path
 
 import engine
-from engine.bench import ITERATIVE, benchmark, table
-from engine.graph import load_npz
-from engine.io import write_json
+from engine.graphs.csr import load_npz
+from engine.graphs.io import write_json
+from engine.studies.bench import ITERATIVE, benchmark, table
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("FRONTIER_SHARED_DATA") or ROOT.parent / "shared" / "data")

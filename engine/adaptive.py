@@ -59,8 +59,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from ._errors import ParameterError
-from ._text import ascii_int
+from engine._errors import ParameterError
+from engine._text import ascii_int
 
 #: A phase end's cost in near entries, of the synchronous kernels (near_far, delta_stepping)
 #: and of the asynchronous one (near_far_async); bench/NOTES.md, issue 14, has the fit.

@@ -42,8 +42,16 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate, io
-from .graph import AUTO_DELTA_C, MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs, lightest_arcs
+from engine.graphs import io
+from engine.graphs._validate import contraction_size
+from engine.graphs.csr import (
+    AUTO_DELTA_C,
+    MAX_WEIGHT,
+    UNREACHABLE,
+    CSRGraph,
+    from_arcs,
+    lightest_arcs,
+)
 
 #: Contract nodes of at most this many neighbours. With witnesses, of 4, 6, 8 and 12 on the
 #: PACE graphs and Porto Alegre, 8 gave the fastest searches but on NE and FLA, where 12
@@ -236,7 +244,7 @@ def contract(
     GraphTooLargeError
         If contracting would need more memory than is free here.
     """
-    _validate.contraction_size(graph.n_arcs, graph.name)
+    contraction_size(graph.n_arcs, graph.name)
     start = time.perf_counter()
     n = graph.n_nodes
     span = max(n, 1)  # arc keys are tail * span + head
@@ -382,7 +390,7 @@ def core_of(
         As `contract` calls it, while the contraction is made.
     cache : bool
         For a graph of at least `DISK_MIN_NODES` nodes, read the contraction from the cache
-        folder (`engine.io.cache_dir`) when an earlier process kept it there, else keep it
+        folder (`engine.graphs.io.cache_dir`) when an earlier process kept it there, else keep it
         there. Its file is named by the graph's arcs and weights and by this module's code,
         so a changed graph or contraction never reads an old one.
     """

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .adaptive import AdaptiveDelta
-from .graph import CSRGraph
-from .recording import Recording
+from engine.adaptive import AdaptiveDelta
+from engine.graphs.csr import CSRGraph
+from engine.recording import Recording
 
 if TYPE_CHECKING:  # the contraction imports the loaders, which check input with the registry
-    from .contraction import Contraction
+    from engine.contraction import Contraction
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,7 +40,7 @@ class Method:
         (`engine.contraction`).
     bucketed : bool
         Davidson et al.'s bucketing: the far nodes are kept sorted by bucket (distance ÷ Δ)
-        in `SEGMENTS` segments, each phase takes the next one (see `engine._cpu`).
+        in `SEGMENTS` segments, each phase takes the next one (see `engine.backends.cpu`).
     batched : bool
         `many_to_many` runs it for many sources in one launch of the batched GPU kernel.
     summary : str
@@ -160,6 +160,7 @@ def names(**wanted: bool) -> tuple[str, ...]:
     return tuple(
         m.name for m in METHODS.values() if all(getattr(m, k) == v for k, v in wanted.items())
     )
+
 
 BACKENDS = ("auto", "cpu", "gpu")
 

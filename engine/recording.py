@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .graph import UNREACHABLE
+from engine.graphs.csr import UNREACHABLE
 
 UNREACHED, FAR, NEAR, SETTLED = 0, 1, 2, 3
 

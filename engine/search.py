@@ -11,12 +11,13 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from . import _backend, _validate, contraction
-from ._errors import ParameterError
-from .adaptive import AdaptiveDelta
-from .graph import UNREACHABLE, CSRGraph
-from .methods import Counters, Method, RunSpec
-from .recording import Recording, Snapshot
+from engine import _validate, contraction
+from engine._errors import ParameterError
+from engine.adaptive import AdaptiveDelta
+from engine.backends import device as _backend
+from engine.graphs.csr import UNREACHABLE, CSRGraph
+from engine.methods import Counters, Method, RunSpec
+from engine.recording import Recording, Snapshot
 
 #: Relax iterations queued on the GPU between two host checks, unless told otherwise.
 DEFAULT_BATCH = 64
@@ -287,20 +288,17 @@ def sssp(
         dist, counters, settled_below = _dijkstra(spec)
         elapsed = time.perf_counter() - start
     elif name == "gpu":
-        from . import _gpu
+        from engine.backends import gpu as _gpu
 
         setup_s += _gpu.prepare(searched, spec)
         start = time.perf_counter()
         dist, counters, settled_below = _gpu.run(spec, on_batch)
         elapsed = time.perf_counter() - start
     else:
-        from . import _cpu
+        from engine.backends import cpu as _cpu
 
         start = time.perf_counter()
-        raw, counters, settled_below = _cpu.run(spec, on_batch)
-        dist = _to_int64(raw, inf)
-        if core is not None:
-            contraction.sweep(core, dist)
+        dist, counters, settled_below = _cpu.run(spec, on_batch)
         elapsed = time.perf_counter() - start
     if core is not None:
         counters.edges_relaxed += core.n_down
@@ -323,12 +321,6 @@ def sssp(
         recording=recording,
         adaptive=rule,
     )
-
-
-def _to_int64(raw: np.ndarray, inf: int) -> np.ndarray:
-    dist = raw.astype(np.int64)
-    dist[raw == inf] = UNREACHABLE
-    return dist
 
 
 class SearchStream:

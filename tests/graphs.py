@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from engine import UNREACHABLE, from_arcs
-from engine.fuzz import write_osm_grid
+from engine.testing.fuzz import write_osm_grid
 
 __all__ = ["write_osm_grid"]  # toy graphs in one place: the OSM grid is the fuzzer's too
 
@@ -128,7 +128,7 @@ def load_shared(relative: str, **options):
     import pytest
 
     from engine import load_graph
-    from engine.graph import load_npz
+    from engine.graphs.csr import load_npz
 
     prebuilt = os.environ.get("FRONTIER_PREBUILT")
     if prebuilt:

@@ -9,8 +9,9 @@ import pytest
 from scipy.sparse.csgraph import dijkstra
 
 import engine
-from engine import UNREACHABLE, batch, many_to_many
+from engine import UNREACHABLE, many_to_many
 from engine.search import from_scipy
+from engine.studies import batch
 
 from .graphs import check_tree, grid_graph, random_graph
 
@@ -196,7 +197,7 @@ def test_cli_bad_input(tmp_path, args, message):
 @pytest.mark.gpu
 @pytest.mark.parametrize("delta", [1, 7, "auto", 2**40])
 def test_the_batched_kernel_reuses_blocks_and_stamps(delta):
-    from engine import _gpu_many
+    from engine.backends import gpu_many as _gpu_many
 
     g = _awkward_graph(6)
     sources = np.arange(0, 400, 3)  # many more searches than the two blocks
@@ -248,7 +249,7 @@ def test_wide_distances_and_results_kept_on_the_gpu():
 
 @pytest.mark.gpu
 def test_a_row_larger_than_the_gpu_is_one_line(monkeypatch):
-    from engine import _backend
+    from engine.backends import device as _backend
 
     g = _awkward_graph(2)
     monkeypatch.setattr(_backend, "free_gpu_memory", lambda: 1_000)
@@ -267,7 +268,10 @@ def test_cli_matrix_spreads_over_cores_where_the_searches_run_on_the_cpu(
     """`frontier matrix` starts a process per core where `batch.plan` puts the searches on
     the CPU: a graph too small for the GPU too (a 5 × 5 grid; 40 × 40 passes
     `AUTO_GPU_MIN_NODES`)."""
-    from engine import _backend, batch, cli
+    from engine import cli
+    from engine.backends import device as _backend
+    from engine.cli import _options
+    from engine.studies import batch
 
     seen = {}
 
@@ -279,6 +283,6 @@ def test_cli_matrix_spreads_over_cores_where_the_searches_run_on_the_cpu(
     monkeypatch.setattr(_backend, "gpu_available", lambda: gpu)
     monkeypatch.setattr(batch, "default_workers", lambda: 7)
     monkeypatch.setattr(batch, "many_to_many", many)
-    monkeypatch.setattr(cli, "_load", lambda *_: grid_graph(side, side))
+    monkeypatch.setattr(_options, "load", lambda *_: grid_graph(side, side))
     assert cli.main(["matrix", "x.gr", "--sources", "2", "--backend", backend]) == 2
     assert seen["workers"] == (7 if spread else 1)

@@ -1,4 +1,4 @@
-"""`frontier bench` and `engine.bench`: what the benchmark measures and checks."""
+"""`frontier bench` and `engine.studies.bench`: what the benchmark measures and checks."""
 
 import json
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine import load_graph
-from engine.bench import BATCH_TABLE, benchmark, benchmark_batch, table, tree_depth
 from engine.cli import main
+from engine.studies.bench import BATCH_TABLE, benchmark, benchmark_batch, table, tree_depth
 
 from .graphs import grid_graph
 

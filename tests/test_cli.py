@@ -135,7 +135,7 @@ def test_running_out_of_memory_is_one_line(monkeypatch, capsys):
     def exhausted(_args):
         raise MemoryError
 
-    monkeypatch.setattr(engine.cli, "_info", exhausted)
+    monkeypatch.setattr(engine.cli.solve, "run_info", exhausted)
     assert main(["info", "helsinki"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("frontier: error: out of memory") and err.count("\n") == 1
@@ -152,7 +152,7 @@ def test_info(capsys, tmp_path):
 
 
 def test_info_says_whether_coordinates_were_found(capsys, tmp_path):
-    from engine import synthetic
+    from engine.graphs import synthetic
 
     gr, co = synthetic.write_city(tmp_path / "town", 100, seed=1)
     assert main(["info", str(gr), "--json"]) == 0

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import engine
-from engine import UNREACHABLE, _gpu, contraction, from_arcs, sssp
+from engine import UNREACHABLE, contraction, from_arcs, sssp
+from engine.backends import gpu as _gpu
 from engine.methods import METHODS, RunSpec
 from engine.search import from_scipy
 
@@ -173,7 +174,7 @@ def test_core_graph_bounds_and_heuristic():
     core = c.round_of < 0
     core_arcs = core[h.sources]
     w, d = h.weights[core_arcs].mean(), core_arcs.sum() / core.sum()
-    assert h.auto_delta() == round(engine.graph.AUTO_DELTA_C * w / d)
+    assert h.auto_delta() == round(engine.graphs.csr.AUTO_DELTA_C * w / d)
 
 
 @pytest.mark.parametrize("delta", [1, 40, "auto", "adaptive", 10**6])
@@ -212,11 +213,11 @@ def test_near_far_core_target(backend):
 
 def test_a_graph_too_large_to_contract_here_is_refused(monkeypatch):
     g = grid_graph(10, 10, seed=1)
-    need = engine._validate.CONTRACT_BYTES_PER_ARC * g.n_arcs
-    monkeypatch.setattr(engine._validate, "available_memory", lambda: need - 1)
+    need = engine.graphs._validate.CONTRACT_BYTES_PER_ARC * g.n_arcs
+    monkeypatch.setattr(engine.graphs._validate, "available_memory", lambda: need - 1)
     with pytest.raises(engine.GraphTooLargeError, match=r"^contracting .* near_far_async instead$"):
         sssp(g, 0, method="near_far_core", backend="cpu")
-    monkeypatch.setattr(engine._validate, "available_memory", lambda: need)
+    monkeypatch.setattr(engine.graphs._validate, "available_memory", lambda: need)
     assert np.array_equal(sssp(g, 0, method="near_far_core").distances, _reference(g, 0))
 
 
@@ -286,7 +287,7 @@ def test_a_contraction_kept_is_read_by_the_next_process(kept):
     assert not made.from_cache and not older.exists() and mine.exists()
     mine.unlink()
     (kept_file,) = kept.glob("core-*.npz")
-    assert engine.io.CACHE_FILE.fullmatch(kept_file.name)  # pruned like the graphs
+    assert engine.graphs.io.CACHE_FILE.fullmatch(kept_file.name)  # pruned like the graphs
     rounds = []
     copy = _same_graph(g)
     read = contraction.core_of(copy, on_round=lambda r, left: rounds.append(r))

@@ -1,5 +1,5 @@
-"""Sweeps and matrices on a Dask cluster (engine.distributed, `--cluster`): the same rows and
-the same matrix as one process, a killed worker costing no row, bad clusters one line."""
+"""Sweeps and matrices on a Dask cluster (engine.studies.distributed, `--cluster`): the same
+rows and the same matrix as one process, a killed worker costing no row, bad clusters one line."""
 
 import csv
 import json
@@ -12,14 +12,15 @@ import time
 import numpy as np
 import pytest
 
-from engine import _backend, batch, experiments
+from engine.backends import device as _backend
 from engine.cli import main
-from engine.io import load_graph
-from engine.synthetic import write_city
+from engine.graphs.io import load_graph
+from engine.graphs.synthetic import write_city
+from engine.studies import batch, experiments
 
 pytest.importorskip("distributed")
 
-from engine import distributed
+from engine.studies import distributed
 
 TIMES = ("time_ms", "dijkstra_ms")
 

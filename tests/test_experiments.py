@@ -1,4 +1,5 @@
-"""Sweeps and Dijkstra-rank studies (engine.experiments, `frontier sweep` / `frontier ranks`)."""
+"""Sweeps and Dijkstra-rank studies (engine.studies.experiments, `frontier sweep` /
+`frontier ranks`)."""
 
 import csv
 import json
@@ -9,8 +10,8 @@ import numpy as np
 import pytest
 
 import engine
-from engine import experiments
 from engine.cli import main
+from engine.studies import experiments
 
 from .graphs import grid_graph, heap_dijkstra, random_graph
 

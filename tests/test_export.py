@@ -1,4 +1,5 @@
-"""Exports of a recorded search (engine.export, engine.render; `frontier animate` / `frame`)."""
+"""Exports of a recorded search (engine.media.export, engine.media.render; `frontier animate`
+/ `frame`)."""
 
 import csv
 import io
@@ -13,10 +14,10 @@ import pytest
 from PIL import Image
 
 import engine
-from engine import export, replay
 from engine.adaptive import AdaptiveDelta
+from engine.media import export, replay
+from engine.media.render import BAND, COLORS, MapPainter, default_size
 from engine.recording import FAR, FRAME_FIELDS, SETTLED
-from engine.render import BAND, COLORS, MapPainter, default_size
 
 HELSINKI_SOURCE, HELSINKI_TARGET = 25291537, 6388100055
 

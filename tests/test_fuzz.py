@@ -1,4 +1,4 @@
-"""Seeded search campaigns against SciPy (engine.fuzz): a small one on the CPU in CI, a
+"""Seeded search campaigns against SciPy (engine.testing.fuzz): a small one on the CPU in CI, a
 larger one on the GPU. The seed is printed; ``FRONTIER_FUZZ_SEED`` and
 ``FRONTIER_FUZZ_SEARCHES`` change them."""
 
@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from engine import fuzz
+from engine.testing import fuzz
 
 SEED = int(os.environ.get("FRONTIER_FUZZ_SEED", "21"))
 
@@ -55,7 +55,7 @@ def test_watchdog_counts_a_hang_and_goes_on():
     assert report.hangs >= 1 and not report.clean
     assert report.searches >= 12
     assert all(f["kind"] == "hangs" for f in report.failures)
-    assert report.failures[0]["reproduce"].startswith("c = engine.fuzz.draw_case(")
+    assert report.failures[0]["reproduce"].startswith("c = engine.testing.fuzz.draw_case(")
 
 
 def test_mutated_files_load_or_are_refused_in_one_line():

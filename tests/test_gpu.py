@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import engine
-from engine import _gpu, sssp
+from engine import sssp
+from engine.backends import gpu as _gpu
 from engine.methods import METHODS, RunSpec
 from engine.search import AUTO_GPU_MIN_NODES
 

@@ -83,7 +83,7 @@ def test_index_of_integers_and_digit_strings():
 @given(
     n=st.integers(1, 40),
     m=st.integers(0, 160),
-    max_weight=st.sampled_from([0, 2, 1000, engine.graph.MAX_WEIGHT]),
+    max_weight=st.sampled_from([0, 2, 1000, engine.graphs.csr.MAX_WEIGHT]),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_from_arcs_keeps_the_lightest_arc_of_each_pair_rows_by_weight(n, m, max_weight, seed):

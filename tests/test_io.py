@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import engine
-from engine import dimacs, load_graph, osm
+from engine import load_graph
+from engine.graphs import dimacs, osm
 
 from .graphs import load_shared, shared_path, write_osm_grid
 from .test_cli import run_cli
@@ -255,7 +256,7 @@ def test_cached_graph_loads_from_cache(tmp_path, monkeypatch, write):
     path = write("t.gr", PACE_TEXT)
     first = load_graph(path, weights="random:2")
     files = list((tmp_path / "c").glob("dimacs-*.npz"))
-    assert len(files) == 1 and engine.io.CACHE_FILE.fullmatch(files[0].name)
+    assert len(files) == 1 and engine.graphs.io.CACHE_FILE.fullmatch(files[0].name)
     again = load_graph(path, weights="random:2")
     assert np.array_equal(first.weights, again.weights) and again.weight_kind == "random:2"
 
@@ -277,7 +278,7 @@ def test_a_damaged_cache_entry_is_made_again(tmp_path, monkeypatch, write):
 
 def _through_cache(name: str, size: int, built: list) -> bytes:
     """A cache file ``name`` of ``size`` bytes, noting in ``built`` when it is made."""
-    return engine.io.through_cache(
+    return engine.graphs.io.through_cache(
         name,
         lambda: built.append(name) or bytes(size),
         load=lambda path: path.read_bytes(),
@@ -344,14 +345,14 @@ def test_declared_size_is_refused_before_allocating(write):
 
     body = b"a 1 2 3\n" * (3 * 2**20)  # 24 MB of arcs after the header: never read
     path = write("big.gr", b"p sp 50000000 1\n" + body)
-    cached = set(engine.io.cache_dir().glob("*"))
+    cached = set(engine.graphs.io.cache_dir().glob("*"))
     tracemalloc.start()
     with pytest.raises(engine.GraphTooLargeError, match="at most 250,000"):
         load_graph(path, max_nodes=250_000)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 8 * 2**20
-    assert set(engine.io.cache_dir().glob("*")) == cached
+    assert set(engine.graphs.io.cache_dir().glob("*")) == cached
 
 
 def test_loads_report_their_stages_and_stop_when_asked(write):
@@ -376,10 +377,10 @@ def test_loads_report_their_stages_and_stop_when_asked(write):
             raise Stop
 
     other = write("other.gr", DIMACS_TEXT)
-    cached = set(engine.io.cache_dir().glob("*"))
+    cached = set(engine.graphs.io.cache_dir().glob("*"))
     with pytest.raises(Stop):
         load_graph(other, progress=stop_at_csr)
-    assert set(engine.io.cache_dir().glob("*")) == cached
+    assert set(engine.graphs.io.cache_dir().glob("*")) == cached
 
 
 def test_decompressed_size_is_bounded(write):
@@ -400,7 +401,7 @@ def test_files_are_read_by_content_whatever_their_name(write, tmp_path):
     as_data = tmp_path / "helsinki-extract.data"
     as_data.write_bytes(gzip.compress(xml.read_bytes()))
     assert load_graph(as_data).n_nodes == load_graph(xml).n_nodes
-    assert engine.io.sniff(xml) == "xml" and engine.io.sniff(as_data) == "xml"
+    assert engine.graphs.io.sniff(xml) == "xml" and engine.graphs.io.sniff(as_data) == "xml"
 
 
 def test_pbf_is_recognised_by_content(tmp_path):
@@ -450,7 +451,7 @@ def test_write_atomic_keeps_the_old_file_on_failure(tmp_path):
         raise RuntimeError("disk gone")
 
     with pytest.raises(RuntimeError):
-        engine.io.write_atomic(target, broken)
+        engine.graphs.io.write_atomic(target, broken)
     assert target.read_bytes() == b"previous"
     assert [p.name for p in tmp_path.iterdir()] == ["r.npz"]
 
@@ -463,10 +464,10 @@ def test_write_atomic_survives_kill_9(tmp_path):
     target = tmp_path / "r.npz"
     target.write_bytes(b"previous")
     code = (
-        "import sys, time, engine.io\n"
+        "import sys, time, engine.graphs.io\n"
         "def slow(f):\n"
         "    f.write(b'x' * 1_000_000); f.flush(); print('writing', flush=True); time.sleep(60)\n"
-        f"engine.io.write_atomic({str(target)!r}, slow)\n"
+        f"engine.graphs.io.write_atomic({str(target)!r}, slow)\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "writing"
@@ -629,7 +630,7 @@ def test_a_byte_order_mark_is_not_text(tmp_path):
 
 def test_a_write_that_cannot_start_names_the_file_asked_for(tmp_path):
     with pytest.raises(OSError, match="cannot write there") as caught:
-        engine.io.write_atomic(tmp_path / "none" / "x.npz", lambda f: None)
+        engine.graphs.io.write_atomic(tmp_path / "none" / "x.npz", lambda f: None)
     assert caught.value.filename == str(tmp_path / "none" / "x.npz")
 
 

@@ -18,12 +18,14 @@ def _modules() -> dict[str, Path]:
     return out
 
 
-def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+def _imports(name: str, path: Path, modules: dict[str, Path], *, lazy: bool = False) -> set[str]:
     """The modules of ``modules`` that ``name`` imports when it is imported: its
-    module-level imports, leaving out those only type checkers read."""
+    module-level imports, leaving out those only type checkers read (with ``lazy``, the
+    imports inside its functions too)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.parse(path.read_text()).body:
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree) if lazy else tree.body:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             continue
         if isinstance(node, ast.ImportFrom):
@@ -65,6 +67,67 @@ def test_no_import_circle():
     assert _circles(graph) == []
 
 
+#: engine's layers, lowest first (engine/__init__.py says what each holds): a module may
+#: import from its own layer and those before it, never from a later one.
+LAYERS = (
+    ("engine._errors", "engine._text"),
+    ("engine.graphs",),
+    ("engine.adaptive", "engine.recording", "engine.contraction", "engine.methods",
+     "engine._validate"),
+    ("engine.backends",),
+    ("engine.search",),
+    ("engine.studies", "engine.media"),
+    ("engine.testing", "engine.cli"),
+)  # fmt: skip
+
+
+def _layer(module: str) -> int | None:
+    for k, prefixes in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return k
+    return None
+
+
+def _upward(modules: dict[str, Path]) -> list[tuple[str, str]]:
+    """Imports (module-level or inside functions) from a layer to a later one."""
+    wrong = []
+    for name, path in modules.items():
+        here = _layer(name)
+        if here is None:
+            continue
+        for target in _imports(name, path, modules, lazy=True):
+            there = _layer(target)
+            if there is not None and there > here:
+                wrong.append((name, target))
+    return wrong
+
+
+def test_engine_imports_flow_down_its_layers():
+    modules = {m: p for m, p in _modules().items() if m.startswith("engine")}
+    assert all(_layer(m) is not None for m in modules if m != "engine"), [
+        m for m in modules if m != "engine" and _layer(m) is None
+    ]
+    assert _upward(modules) == []
+
+
+def test_an_upward_import_is_found(tmp_path):
+    """The check itself: a graph module that imports the search is caught."""
+    bad = tmp_path / "csr.py"
+    bad.write_text("def f():\n    from engine.search import sssp\n")
+    assert _upward({"engine.graphs.csr": bad, "engine.search": ROOT / "engine/search.py"}) == [
+        ("engine.graphs.csr", "engine.search")
+    ]
+
+
+def test_at_most_fifteen_modules_at_the_top_of_engine():
+    top = [
+        p.name
+        for p in (ROOT / "engine").iterdir()
+        if p.suffix == ".py" or (p / "__init__.py").is_file()
+    ]
+    assert len(top) <= 15, sorted(top)
+
+
 def test_a_planted_circle_is_found():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c", "a"]]
 
@@ -79,7 +142,8 @@ def test_every_module_imports_alone():
         "        del sys.modules[loaded]\n"
         "    importlib.import_module(name)\n"
     )
-    names = [m for m in _modules() if m != "viz.app"]  # the app is a script Panel serves
+    # the app is a script Panel serves; a __main__ runs its command
+    names = [m for m in _modules() if m != "viz.app" and not m.endswith("__main__")]
     done = subprocess.run([sys.executable, "-c", script, *names], cwd=ROOT, capture_output=True,
                           text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]

@@ -1,10 +1,10 @@
-"""engine.plots: the cells' medians and spreads that the Explore view and the PNGs show."""
+"""engine.studies.plots: the cells' medians and spreads that the Explore view and the PNGs show."""
 
 import io
 
 import pytest
 
-from engine import plots
+from engine.studies import plots
 
 
 def row(time_ms, *, delta="auto", batch=8, dijkstra_ms=2.0, edges=120, dijkstra_edges=100):

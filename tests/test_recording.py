@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine._gpu_rows import ROW_FIELDS, TALLY_FIELDS, count_rows
+from engine.backends.gpu_rows import ROW_FIELDS, TALLY_FIELDS, count_rows
 from engine.recording import BUCKET_BINS, FRAME_FIELDS
 
 from .graphs import grid_graph, random_graph
@@ -34,7 +34,7 @@ def test_bucket_matrix_counts_each_node_in_its_bucket():
 
 def _direct_counts(monkeypatch, graph, source, **options):
     """Each node's relax work up to each frame, counted by watching the CPU twin relax."""
-    from engine._cpu import _CpuSearch
+    from engine.backends.cpu import _CpuSearch
 
     events = []  # (iteration, nodes whose arcs it relaxed)
     relax = _CpuSearch.relax
@@ -141,7 +141,7 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     # Fed the twin's frames taken apart so, batch by batch, they must give them back.
     import cupy as cp
 
-    from engine import _gpu
+    from engine.backends import gpu as _gpu
 
     g = grid_graph(30, 30, seed=4)  # 60-134 iterations
     r = engine.sssp(g, 0, backend="cpu", method=method, delta=25, target=target, record=True)
@@ -214,7 +214,7 @@ def test_gpu_sums_bucket_rows_batch_after_batch():
     # batch's are left alone.
     import cupy as cp
 
-    from engine import _gpu
+    from engine.backends import gpu as _gpu
     from engine.recording import BUCKET_BINS
 
     rng = np.random.default_rng(11)

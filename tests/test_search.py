@@ -383,7 +383,7 @@ def test_bad_source():
 
 
 def test_gpu_unavailable_message(monkeypatch):
-    from engine import _backend
+    from engine.backends import device as _backend
 
     monkeypatch.setenv("FRONTIER_DISABLE_GPU", "1")
     _backend._cupy_or_reason.cache_clear()
@@ -397,7 +397,7 @@ def test_gpu_unavailable_message(monkeypatch):
 
 
 def test_memory_check_message():
-    from engine import _gpu as gpu_launcher
+    from engine.backends import gpu as gpu_launcher
 
     with pytest.raises(engine.GPUMemoryError, match="--backend cpu"):
         gpu_launcher.check_fits(10 * 2**30, 2**30)

@@ -1,11 +1,12 @@
-"""Synthetic cities (engine.synthetic): seeded, road-like, and read back from .gr + .co."""
+"""Synthetic cities (engine.graphs.synthetic): seeded, road-like, and read back from .gr + .co."""
 
 import numpy as np
 import pytest
 from scipy.sparse.csgraph import connected_components
 
 import engine
-from engine import load_graph, synthetic
+from engine import load_graph
+from engine.graphs import synthetic
 
 
 def test_a_city_is_seeded_road_like_and_mostly_one_piece():

@@ -554,7 +554,7 @@ def test_a_200k_city_opens_by_link_plays_and_scrubs(server, browser, links_dir):
     """Issue 19: a 200,000-node synthetic city with coordinates, opened by ?graph=, is drawn
     as server-side images: the map is drawn, play advances, scrub to the last frame and
     back."""
-    from engine import synthetic
+    from engine.graphs import synthetic
 
     gr, _ = synthetic.write_city(links_dir / "city200k", 200_000, seed=19)
     page = open_app(browser, server + "?" + urlencode({"graph": str(gr)}))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import experiments
+from engine.studies import experiments
 from viz.explore import CPU_NOTICE, NO_RANK, PENDING, Explorer, ExploreView
 
 

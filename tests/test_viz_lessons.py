@@ -131,7 +131,7 @@ def test_an_unknown_lesson_is_one_line_and_changes_nothing(session):
 def test_a_lesson_runs_on_the_city_on_screen(session, tmp_path):
     """A city with coordinates (a shared one, or this small one written as DIMACS) keeps
     the lesson; its words follow the graph's weights."""
-    from engine import synthetic
+    from engine.graphs import synthetic
 
     gr, _ = synthetic.write_city(tmp_path / "town", 900, seed=4)
     assert session.load_graph(GraphChoice(str(gr)))

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from engine import synthetic
+from engine.graphs import synthetic
 from viz import loading, state
 from viz.controls import GraphControls
 from viz.links import apply_query, open_link, query_of

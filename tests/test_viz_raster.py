@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import engine
-from engine import _gpu_raster, synthetic
+from engine.backends import raster as _gpu_raster
+from engine.graphs import synthetic
 from engine.recording import FAR, NEAR, SETTLED, UNREACHED
 from viz import raster
 

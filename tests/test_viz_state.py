@@ -211,13 +211,13 @@ def test_declared_size_is_refused_before_loading(session, data_dir):
     import tracemalloc
 
     (data_dir / "huge.gr").write_text("p sp 50000000 1\na 1 2 3\n")
-    before = set(engine.io.cache_dir().rglob("*"))
+    before = set(engine.graphs.io.cache_dir().rglob("*"))
     tracemalloc.start()
     assert not session.load_path(str(data_dir / "huge.gr"))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert "50,000,000 nodes" in session.error and peak < 8 * 2**20
-    assert set(engine.io.cache_dir().rglob("*")) == before
+    assert set(engine.graphs.io.cache_dir().rglob("*")) == before
     assert session.loaded.choice.spec == "helsinki"
 
 

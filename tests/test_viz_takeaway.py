@@ -4,7 +4,7 @@ import numpy as np
 from PIL import Image
 
 import engine
-from engine import export
+from engine.media import export
 from viz.state import GraphChoice, Session
 from viz.takeaway import DOWNLOADS, TakeawayView
 

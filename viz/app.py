@@ -85,11 +85,18 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
         )
 
     compare = pn.widgets.Switch.from_param(
-        session.param.compare, label="Compare with B", css_classes=["frontier-compare"],
-        width=150, sizing_mode="fixed", margin=(0, 10, 12, 10),
+        session.param.compare,
+        label="Compare with B",
+        css_classes=["frontier-compare"],
+        width=150,
+        sizing_mode="fixed",
+        margin=(0, 10, 12, 10),
     )
     settings = pn.widgets.Toggle(
-        name="Settings", value=False, width=110, sizing_mode="fixed",
+        name="Settings",
+        value=False,
+        width=110,
+        sizing_mode="fixed",
         css_classes=["frontier-settings-toggle"],
     )
     busy = pn.indicators.LoadingSpinner(

@@ -186,7 +186,7 @@ def differences_html(a: Run, b: Run) -> str:
 
 
 class RunTitle(RunView):
-    """"A" or "B" over a run's map while two are compared, with what that search is."""
+    """ "A" or "B" over a run's map while two are compared, with what that search is."""
 
     def __init__(self, session: Session, slot: int = 0, **params):
         super().__init__(session, slot, **params)

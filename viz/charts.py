@@ -100,9 +100,7 @@ class ChartsView(RunView):
     """Near/far/settled per iteration with phase marks, arcs relaxed, an adaptive Δ, and
     the buckets of Δ-stepping and bucketing; a cursor follows the player."""
 
-    def __init__(
-        self, session: Session, slot: int = 0, x_range=None, y_ranges=None, **params
-    ):
+    def __init__(self, session: Session, slot: int = 0, x_range=None, y_ranges=None, **params):
         """``x_range`` (iterations) and ``y_ranges`` (``{"sets": ..., "edges": ...}``) may
         be shared with the other run's charts, so that A and B are read on one scale."""
         super().__init__(session, slot, **params)

@@ -12,7 +12,7 @@ from bokeh.events import RangesUpdate, Tap
 from bokeh.models import ColumnDataSource, LinearColorMapper, Range1d
 from bokeh.plotting import figure
 
-from engine import osm
+from engine.graphs import osm
 
 from . import raster, style
 from ._page import soon

@@ -27,8 +27,9 @@ from bokeh.plotting import figure
 from panel.viewable import Viewer
 
 import engine
-from engine import FrontierError, ParameterError, experiments, plots
+from engine import FrontierError, ParameterError
 from engine.adaptive import AdaptiveDelta
+from engine.studies import experiments, plots
 
 from ._page import every, from_page, held
 from .charts import TextPane

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from engine import FrontierError
-from engine.io import cache_dir, prune_temporary, write_atomic
+from engine.graphs.io import cache_dir, prune_temporary, write_atomic
 
 #: Largest accepted upload, and the most text a graph file may hold once decompressed.
 MAX_UPLOAD_MB, MAX_TEXT_MB = 64, 512

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 import engine
-from engine.render import line_pixels, road_segments
+from engine.media.render import line_pixels, road_segments
 
 from .raster import RASTER_ABOVE, gpu_nodes
 

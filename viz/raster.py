@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 import engine
-from engine import _gpu_raster
+from engine.backends import raster as _gpu_raster
 from engine.recording import FAR, NEAR, SETTLED, UNREACHED, Recording
 
 #: Graphs with more nodes are drawn as server-side images; smaller ones as one glyph a node.

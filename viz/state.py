@@ -23,7 +23,8 @@ import panel as pn
 import param
 
 import engine
-from engine import UNREACHABLE, FrontierError, ParameterError, replay
+from engine import UNREACHABLE, FrontierError, ParameterError
+from engine.media import replay
 from engine.recording import FRAME_FIELDS
 
 from .files import MAX_TEXT_MB, DashboardError, checked_path, save_upload
@@ -40,8 +41,8 @@ MAX_NODES = 4_000_000
 #: Finished runs kept per session, keyed by their parameters, and the most nodes their
 #: recordings may cover together (the two on show are always kept).
 RUN_CACHE_SIZE, RUN_CACHE_NODES = 16, 8_000_000
-NETWORKS = tuple(engine.osm.NETWORKS)
-WEIGHTS = engine.osm.WEIGHTS
+NETWORKS = tuple(engine.graphs.osm.NETWORKS)
+WEIGHTS = engine.graphs.osm.WEIGHTS
 DIMACS_WEIGHTS = ("file", "unit", "random:1")
 #: The methods the dashboard shows: those it can record, and SciPy's Dijkstra to compare.
 METHOD_LABELS = {

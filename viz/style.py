@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from engine.render import ATTRIBUTION, COLORS
+from engine.media.render import ATTRIBUTION, COLORS
 
 __all__ = ["ATTRIBUTION", "COLORS"]
 
 #: Node colours by state code (unreached is transparent: the roads show through); the
-#: exported pictures use the same (`engine.render.COLORS`).
+#: exported pictures use the same (`engine.media.render.COLORS`).
 #: A colour that draws nothing (fully transparent).
 CLEAR = "#00000000"
 STATE_COLORS = (CLEAR, COLORS["far"], COLORS["near"], COLORS["settled"])

@@ -1,6 +1,6 @@
 """Things to take away from the dashboard: the run on show as GIF, MP4, PNG, CSV or replay.
 
-The files are drawn on the server by `engine.export`, the same code as ``frontier animate``,
+The files are drawn on the server by `engine.media.export`, the same code as ``frontier animate``,
 so a download and the command line give the same pictures. Each chart's own PNG comes from
 its toolbar's save button.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 import panel as pn
 from panel.viewable import Viewer
 
-from engine import export, replay
+from engine.media import export, replay
 
 from .state import Run, Session
 from .style import file_stem

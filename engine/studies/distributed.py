@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._errors import FrontierError, ParameterError
-from .graph import CSRGraph
+from engine._errors import FrontierError, ParameterError
+from engine.graphs.csr import CSRGraph
 
 #: How long a scheduler address may take to answer.
 CONNECT_TIMEOUT_S = 5
@@ -41,7 +41,7 @@ class ClusterError(FrontierError):
 
 @dataclasses.dataclass(frozen=True)
 class GraphRef:
-    """How a worker loads the graph: `engine.io.load_graph`'s arguments (a file path, the
+    """How a worker loads the graph: `engine.graphs.io.load_graph`'s arguments (a file path, the
     same on every worker, or ``"helsinki"``)."""
 
     spec: str
@@ -60,7 +60,7 @@ class GraphRef:
         return cls(str(spec), **options)
 
     def load(self) -> CSRGraph:
-        from . import io
+        from engine.graphs import io
 
         return io.load_graph(
             self.spec,
@@ -135,7 +135,7 @@ def connect(cluster: str, *, workers: int | None = None):
 
 
 def _gpu_cluster(distributed, workers: int | None, quiet: dict):
-    from . import _backend
+    from engine.backends import device as _backend
 
     count = _backend.gpu_count()
     if count == 0:
@@ -209,7 +209,7 @@ def describe_workers(client) -> list[dict]:
 
 
 def _device_here() -> str:
-    from . import _backend
+    from engine.backends import device as _backend
 
     return _backend.device_name("gpu" if _backend.gpu_available() else "cpu")
 
@@ -231,7 +231,7 @@ def run_cells(
     ``on_row`` as its task finishes (so in the order tasks finish; `order_rows` restores
     the single-process order). ``cells`` are its methods, deltas, batches, backend and
     repeat; rows in ``done`` are skipped. Returns how many searches ran."""
-    from .experiments import KEY, query_ids
+    from engine.studies.experiments import KEY, query_ids
 
     distributed = _dask()
     at = KEY.index("source")  # then "target"
@@ -250,7 +250,7 @@ def run_cells(
 
 
 def _query_rows(ref: GraphRef, query, cells: dict, done: set[tuple]) -> list[dict]:
-    from . import experiments
+    from engine.studies import experiments
 
     rows: list[dict] = []
     experiments.run_cells(_graph(ref), [query], done=done, on_row=rows.append, **cells)
@@ -260,7 +260,7 @@ def _query_rows(ref: GraphRef, query, cells: dict, done: set[tuple]) -> list[dic
 def order_rows(rows: list[dict], queries, node_ids: np.ndarray) -> list[dict]:
     """Rows in the order one process writes them: by query, and within a query as its task
     made them (a stable sort)."""
-    from .experiments import query_ids
+    from engine.studies.experiments import query_ids
 
     place = {
         tuple(str(v) for v in query_ids(node_ids, s, t)): k for k, (s, t, _r) in enumerate(queries)
@@ -312,7 +312,7 @@ def many_to_many(
         Equal to the single-process one; ``elapsed_s`` is the whole wall time and
         ``chunks`` the number of tasks.
     """
-    from .batch import DistanceMatrix, chunk_places, matrix_nodes
+    from engine.studies.batch import DistanceMatrix, chunk_places, matrix_nodes
 
     distributed = _dask()
     rows_of, columns = matrix_nodes(graph, sources, targets)
@@ -375,7 +375,7 @@ class _Part:
 
 
 def _matrix_chunk(ref: GraphRef, block, columns, options: dict, reduce):
-    from . import batch
+    from engine.studies import batch
 
     graph = _graph(ref)
     method, backend = options.get("method", "near_far"), options.get("backend", "auto")
@@ -389,7 +389,7 @@ def row_checksums(rows: np.ndarray, dist) -> np.ndarray:
     """A ``reduce`` for `many_to_many`: each row's distances folded into one ``uint64``
     (position-weighted, so a moved or changed distance shows), computed where the rows are
     (NumPy or CuPy) and returned to the host with the rows' sources."""
-    from . import _backend
+    from engine.backends import device as _backend
 
     xp = _backend.array_module(dist)
     weights = xp.arange(1, dist.shape[1] + 1, dtype=xp.uint64) * xp.uint64(0x9E3779B97F4A7C15)

@@ -15,14 +15,15 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate, adaptive
-from ._errors import FrontierError
-from .adaptive import AdaptiveDelta
-from .graph import graph_arrays, graph_from_arrays
-from .io import DAMAGED, write_atomic
-from .methods import BACKENDS, METHODS, Counters
-from .recording import FRAME_FIELDS, Recording, frame_threshold
-from .search import SSSPResult
+from engine import adaptive
+from engine._errors import FrontierError
+from engine.adaptive import AdaptiveDelta
+from engine.graphs._validate import file_problem
+from engine.graphs.csr import graph_arrays, graph_from_arrays
+from engine.graphs.io import DAMAGED, write_atomic
+from engine.methods import BACKENDS, METHODS, Counters
+from engine.recording import FRAME_FIELDS, Recording, frame_threshold
+from engine.search import SSSPResult
 
 #: The layout written here; a file of another layout is refused with a clear line.
 FORMAT = "frontier-replay/2"
@@ -76,7 +77,7 @@ def save(result: SSSPResult, path: str | os.PathLike, *, source: dict | None = N
 def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
     """The recorded result in ``path`` and where its graph came from."""
     path = Path(path)
-    problem = _validate.file_problem(path)
+    problem = file_problem(path)
     if problem is not None:
         msg = f"{str(path)!r} {problem}; give the path of a {SUFFIX} file"
         raise ReplayError(msg)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ._errors import ParameterError
-from .graph import CSRGraph, from_arcs
-from .io import write_atomic
+from engine._errors import ParameterError
+from engine.graphs.csr import CSRGraph, from_arcs
+from engine.graphs.io import write_atomic
 
 BLOCK_M = 100.0
 CENTRE = (8.0, 47.0)  # longitude, latitude in degrees
@@ -80,7 +80,7 @@ def write_city(stem: str | Path, n_nodes: int, *, seed: int = 0, **options) -> t
     n, tails, heads, weights, lon, lat = city_arcs(n_nodes, seed=seed, **options)
     stem = Path(stem)
     gr, co = stem.with_name(stem.name + ".gr"), stem.with_name(stem.name + ".co")
-    head = f"c synthetic city, seed {seed}: frontier engine.synthetic\n"
+    head = f"c synthetic city, seed {seed}: frontier engine.graphs.synthetic\n"
     arcs = pd.DataFrame({"a": "a", "u": tails + 1, "v": heads + 1, "w": weights})
     spots = pd.DataFrame({
         "v": "v", "id": np.arange(1, n + 1),

@@ -8,7 +8,7 @@ Specs
     Downloaded with osmnx when online.
 a path
     OSM PBF and OSM XML (``.osm``/``.osm.gz``/``.osm.bz2``), both read by osmium and built
-    by osmnx with one set of road rules (`engine.osm.networkx_from_osm`), ``.graphml``
+    by osmnx with one set of road rules (`engine.graphs.osm.networkx_from_osm`), ``.graphml``
     (osmnx), DIMACS ``.gr`` or PACE (``p sp``/``p tw``), plain or compressed.
 
 The cache folder is ``$FRONTIER_CACHE_DIR``, else ``$XDG_CACHE_HOME/frontier``, else
@@ -29,10 +29,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
-from . import _validate, dimacs, osm
-from ._errors import GraphFormatError, ParameterError
-from ._text import ascii_int
-from .graph import CSRGraph, load_npz, save_npz
+from engine._errors import GraphFormatError, ParameterError
+from engine._text import ascii_int
+from engine.graphs import _validate, dimacs, osm
+from engine.graphs.csr import CSRGraph, load_npz, save_npz
 
 T = TypeVar("T")
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ._errors import ParameterError
-from .graph import CSRGraph
-from .methods import METHODS
-from .recording import FAR, NEAR, SETTLED
-from .search import SSSPResult
+from engine._errors import ParameterError
+from engine.graphs.csr import CSRGraph
+from engine.methods import METHODS
+from engine.recording import FAR, NEAR, SETTLED
+from engine.search import SSSPResult
 
 #: Colours shared by the dashboard and the exports (the state colours of the map).
 COLORS = {

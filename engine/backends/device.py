@@ -13,7 +13,7 @@ from types import ModuleType
 
 import numpy as np
 
-from ._errors import BackendUnavailableError
+from engine._errors import BackendUnavailableError
 
 KERNEL_DIR = Path(__file__).parent / "kernels"
 

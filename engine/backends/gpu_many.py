@@ -15,8 +15,9 @@ import functools
 
 import numpy as np
 
-from . import _backend, _gpu
-from .graph import UNREACHABLE, CSRGraph
+from engine.backends import device as _backend
+from engine.backends import gpu as _gpu
+from engine.graphs.csr import UNREACHABLE, CSRGraph
 
 KERNEL_FILE = "many.cu"
 #: Threads per block and blocks per multiprocessor (each block is one search at a time):

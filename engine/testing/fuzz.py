@@ -33,9 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import contraction
-from . import methods as _methods
-from .graph import MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
+from engine import contraction
+from engine import methods as _methods
+from engine.graphs.csr import MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
 
 SHAPES = ("random", "grid", "star", "chain", "components")
 FAMILIES = ("small", "zeros", "wide", "max", "edge", "half")
@@ -83,7 +83,7 @@ class Case:
     def reproducer(self, run: Run, backend: str, max_nodes: int) -> str:
         """Python that rebuilds this case and repeats ``run``."""
         return (
-            f"c = engine.fuzz.draw_case({self.seed}, {self.index}, max_nodes={max_nodes}); "
+            f"c = engine.testing.fuzz.draw_case({self.seed}, {self.index}, max_nodes={max_nodes}); "
             f"engine.sssp(c.graph(), {self.source}, method={run.method!r}, "
             f"backend={backend!r}, delta={run.delta!r}, batch_size={run.batch}, "
             f"target={self.target!r}, record={run.record})"
@@ -205,7 +205,7 @@ def draw_case(seed: int, index: int, *, max_nodes: int = 200) -> Case:
 
 def check(graph: CSRGraph, reference: np.ndarray, case: Case, run: Run, backend: str) -> str:
     """Run one search and compare it with ``reference``; return "" or what is wrong."""
-    from .search import sssp
+    from engine.search import sssp
 
     r = sssp(
         graph,
@@ -254,7 +254,7 @@ def _check_recording(r) -> str:
 def _scipy(graph: CSRGraph, source: int) -> np.ndarray:
     from scipy.sparse.csgraph import dijkstra
 
-    from .search import from_scipy
+    from engine.search import from_scipy
 
     # float64 sums are exact here: the drawn distances stay below 2^53.
     return from_scipy(dijkstra(graph.scipy_matrix(), directed=True, indices=source))
@@ -263,7 +263,7 @@ def _scipy(graph: CSRGraph, source: int) -> np.ndarray:
 def _warm_up(backend: str) -> None:
     """Compile the kernels before the watchdog starts counting (the first GPU search of a
     process compiles them, which takes far longer than any search)."""
-    from .search import sssp
+    from engine.search import sssp
 
     g = from_arcs(3, [0, 1], [1, 2], [1, 2])
     for method in METHODS:
@@ -383,7 +383,7 @@ def campaign(
     Each search has ``timeout_s`` seconds before it counts as a hang. With ``max_seconds``
     no new case starts after that long (the report says how many searches ran).
     """
-    from ._backend import device_name
+    from engine.backends.device import device_name
 
     report = Report(seed, backend, max_nodes, timeout_s, device=device_name(backend))
     start = time.perf_counter()
@@ -469,7 +469,7 @@ def seed_files(folder: Path) -> list[Path]:
     import osmium
     import osmnx as ox
 
-    from . import osm
+    from engine.graphs import osm
 
     rng = np.random.default_rng(0)
     n, m = 30, 90
@@ -525,9 +525,9 @@ def mutate(rng: np.random.Generator, data: bytes) -> bytes:
 def _check_file(path: Path, backend: str) -> str:
     """Load a mutated file: "" when it loads (and its search is right) or is refused with a
     one-line `FrontierError`, else what went wrong."""
-    from ._errors import FrontierError
-    from .io import load_graph
-    from .search import sssp
+    from engine._errors import FrontierError
+    from engine.graphs.io import load_graph
+    from engine.search import sssp
 
     try:
         graph = load_graph(path, cache=False, max_nodes=FILE_MAX_NODES, max_bytes=FILE_MAX_BYTES)
@@ -555,7 +555,7 @@ def file_campaign(
     """Load ``files`` mutations of valid graph files; count wrong answers, raw exceptions
     (errors) and loads over ``timeout_s`` (hangs). ``counts`` says how many of each format
     loaded and how many were refused."""
-    from ._backend import device_name
+    from engine.backends.device import device_name
 
     report = Report(seed, "cpu", 0, timeout_s, device=device_name("cpu"), kind="files")
     start = time.perf_counter()

@@ -19,14 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import (
+from engine._errors import (
     GraphFormatError,
     NegativeWeightError,
     NodeNotFoundError,
     ParameterError,
     WeightOverflowError,
 )
-from ._text import ascii_int
+from engine._text import ascii_int
 
 #: Largest weight a graph may carry (uint32).
 MAX_WEIGHT = int(np.iinfo(np.uint32).max)

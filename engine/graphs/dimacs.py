@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate
-from ._errors import GraphFormatError, ParameterError, WeightOverflowError
-from ._text import ascii_int
-from .graph import MAX_WEIGHT, CSRGraph, from_arcs
+from engine._errors import GraphFormatError, ParameterError, WeightOverflowError
+from engine._text import ascii_int
+from engine.graphs import _validate
+from engine.graphs.csr import MAX_WEIGHT, CSRGraph, from_arcs
 
 #: How much of a file is read first for its problem line (its declared size).
 HEAD_BYTES = 1 << 16

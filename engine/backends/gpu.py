@@ -30,13 +30,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import _backend
-from ._errors import GPUMemoryError
-from ._gpu_rows import ROW_FIELDS, count_rows
-from .contraction import Contraction
-from .graph import UNREACHABLE, CSRGraph
-from .methods import SEGMENTS, Counters, RunSpec
-from .recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
+from engine._errors import GPUMemoryError
+from engine.backends import device as _backend
+from engine.backends.gpu_rows import ROW_FIELDS, count_rows
+from engine.contraction import Contraction
+from engine.graphs.csr import UNREACHABLE, CSRGraph
+from engine.methods import SEGMENTS, Counters, RunSpec
+from engine.recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
 
 KERNEL_FILE = "frontier.cu"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import GraphFormatError, OfflineError, ParameterError
-from .graph import MAX_WEIGHT, CSRGraph, from_arcs
+from engine._errors import GraphFormatError, OfflineError, ParameterError
+from engine.graphs.csr import MAX_WEIGHT, CSRGraph, from_arcs
 
 #: Network types, and their names in pyrosm and osmnx.
 NETWORKS = {
@@ -32,7 +32,7 @@ NETWORKS = {
 WEIGHTS = ("length", "travel_time")
 #: Fixed-point scale of each weight: integer units per metre / per second.
 SCALE = {"length": 100, "travel_time": 1000}
-ASSET_DIR = Path(__file__).resolve().parent.parent / "assets"
+ASSET_DIR = Path(__file__).resolve().parents[2] / "assets"
 OVERPASS_HOST = "overpass-api.de"
 #: Speed given to every road of OSM data that has no maxspeed tag at all (km/h).
 FALLBACK_KPH = 30.0
@@ -226,7 +226,7 @@ def _osmium_input(path: Path, fmt: str):
     compressed, whatever the file is called."""
     import osmium
 
-    from .dimacs import compression
+    from engine.graphs.dimacs import compression
 
     if fmt == "pbf":
         return osmium.io.File(str(path), "pbf")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .recording import FRAME_FIELDS
+from engine.recording import FRAME_FIELDS
 
 #: What an iteration adds, after its row's own numbers (T_* in the kernel).
 TALLY_FIELDS = ("edges", "improving", "kept", "logged")

@@ -22,9 +22,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .graph import UNREACHABLE
-from .methods import SEGMENTS, Counters, RunSpec
-from .recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
+from engine import contraction
+from engine.graphs.csr import UNREACHABLE
+from engine.methods import SEGMENTS, Counters, RunSpec
+from engine.recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -321,5 +322,13 @@ class _CpuSearch:
 
 
 def run(spec: RunSpec, on_batch: Callable[[], None] | None = None):
-    """Run one search on the CPU; return (distances, counters, settled_below)."""
-    return _CpuSearch(spec).run(on_batch)
+    """Run one search on the CPU; return (distances, counters, settled_below), the distances
+    ``int64`` with `UNREACHABLE` where unreached. On a contraction's core the sweep then gives
+    the contracted nodes theirs, as the GPU's kernel ``sweep_down`` does before its search
+    ends (`engine.contraction.sweep`)."""
+    raw, counters, settled_below = _CpuSearch(spec).run(on_batch)
+    dist = raw.astype(np.int64)
+    dist[raw == np.iinfo(raw.dtype).max] = UNREACHABLE
+    if spec.contraction is not None:
+        contraction.sweep(spec.contraction, dist)
+    return dist, counters, settled_below

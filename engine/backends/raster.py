@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from . import _backend
+from engine.backends import device as _backend
 
 KERNEL_FILE = "raster.cu"
 KERNELS = ("rank_max", "state_max")

@@ -28,13 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _validate, adaptive, contraction
-from ._errors import ParameterError
-from ._text import ascii_int
-from .adaptive import AdaptiveDelta
-from .graph import UNREACHABLE, CSRGraph
-from .io import write_atomic, write_json
-from .search import from_scipy, sssp
+from engine import _validate, adaptive, contraction
+from engine._errors import ParameterError
+from engine._text import ascii_int
+from engine.adaptive import AdaptiveDelta
+from engine.graphs.csr import UNREACHABLE, CSRGraph
+from engine.graphs.io import write_atomic, write_json
+from engine.search import from_scipy, sssp
 
 #: Columns of a sweep's or a rank study's CSV, in order.
 COLUMNS = (
@@ -336,7 +336,7 @@ def metadata(graph: CSRGraph, **settings) -> dict:
 
     import scipy
 
-    from . import _backend
+    from engine.backends import device as _backend
 
     try:
         commit = subprocess.run(

@@ -14,11 +14,12 @@ import time
 
 import numpy as np
 
-from . import _backend, _validate, adaptive
-from .experiments import seeded_sources
-from .graph import CSRGraph
-from .methods import METHODS, names
-from .search import DEFAULT_BATCH, UNREACHABLE, from_scipy, shortest_path_tree, sssp
+from engine import _validate, adaptive
+from engine.backends import device as _backend
+from engine.graphs.csr import CSRGraph
+from engine.methods import METHODS, names
+from engine.search import DEFAULT_BATCH, UNREACHABLE, from_scipy, shortest_path_tree, sssp
+from engine.studies.experiments import seeded_sources
 
 ITERATIVE = names(iterative=True)
 #: The methods that can be timed with recording on (near_far_async has no iterations).
@@ -118,7 +119,7 @@ def benchmark(
             record=record,
         )
         if warm.backend == "gpu" and sync_us is None:
-            from . import _gpu
+            from engine.backends import gpu as _gpu
 
             sync_scope = _gpu.small_frontier_scope()
             sync_us = _gpu.sync_us(sync_scope)
@@ -215,7 +216,7 @@ def benchmark_batch(
     over a process pool (its start included). ``identical`` says every distance equalled
     SciPy's. ``progress`` (optional) is called with a line before each step.
     """
-    from .batch import default_workers, many_to_many
+    from engine.studies.batch import default_workers, many_to_many
 
     say = progress or (lambda _line: None)
     starts = np.sort(seeded_sources(graph, queries, seed))

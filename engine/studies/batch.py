@@ -6,7 +6,7 @@ distances equal SciPy's Dijkstra (``int64``, `UNREACHABLE` where a source cannot
 
 Backends: ``dijkstra`` runs SciPy's ``dijkstra(indices=chunk)`` (split over a process pool
 when ``workers`` > 1). On the GPU, Near-Far runs
-a whole chunk in one launch (`engine._gpu_many`: one thread block per search, each taking
+a whole chunk in one launch (`engine.backends.gpu_many`: one thread block per search, each taking
 the next source from a device-side queue); other methods run one search per source, on the
 CPU (the NumPy twin, over a process pool when ``workers`` > 1) or on the GPU. Repeated
 sources are searched once and their rows copied.
@@ -29,10 +29,11 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 
-from . import _backend, _validate
-from ._errors import GPUMemoryError, ParameterError
-from .graph import CSRGraph
-from .search import DEFAULT_BATCH, _resolve_backend, from_scipy, shortest_path_tree, sssp
+from engine import _validate
+from engine._errors import GPUMemoryError, ParameterError
+from engine.backends import device as _backend
+from engine.graphs.csr import CSRGraph
+from engine.search import DEFAULT_BATCH, _resolve_backend, from_scipy, shortest_path_tree, sssp
 
 #: Memory the matrix of one chunk may take when the caller gives no bound.
 DEFAULT_CHUNK_BYTES = 512 * 2**20
@@ -171,7 +172,7 @@ def many_to_many(
     workers = min(workers, default_workers(), len(unique))  # a process a core, a tree each
     width = columns.size + (graph.n_nodes if predecessors else 0)
     if batched:
-        from . import _gpu_many
+        from engine.backends import gpu_many as _gpu_many
 
         store = _gpu_many.store_of(graph, predecessors)
         if store is None and keep_on_gpu:
@@ -272,7 +273,7 @@ def _gpu_chunk(graph, block, columns, step, store, keep_on_gpu, into, ready):
     device or on the host) when given; ``ready()`` waits until the host matrix may be
     written. ``store`` is `_gpu_many.store_of`'s: None (trees asked for, 64-bit distances)
     takes the trees from whole rows of distances, on the host."""
-    from . import _gpu_many
+    from engine.backends import gpu_many as _gpu_many
 
     linked = store == _gpu_many.LINKED
     from_rows = store is None

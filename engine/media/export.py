@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import replay
-from ._errors import ParameterError
-from .io import write_atomic, write_atomic_path
-from .render import MapPainter, rgb
-from .search import SSSPResult
+from engine._errors import ParameterError
+from engine.graphs.io import write_atomic, write_atomic_path
+from engine.media import replay
+from engine.media.render import MapPainter, rgb
+from engine.search import SSSPResult
 
 #: File name endings `export` writes, and what each holds.
 FORMATS = {
