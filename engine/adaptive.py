@@ -23,7 +23,7 @@ a phase end costs. The next Δ is therefore
     Δ · sqrt(P / max(waste, 1)),  the factor held within [1/2, 2],  Δ within [low, high]
 
 in integer arithmetic (the factor in 256ths, from an integer square root), the same in the
-kernels (``next_delta`` in engine/kernels/frontier.cu) and in the NumPy twin. A starving
+kernels (``next_delta`` in engine/backends/kernels/filter.cuh) and in the NumPy twin. A starving
 phase (little waste: the source's first bands, a thin part of the map) doubles Δ; a
 wasteful one halves it. ``P`` was measured (bench/NOTES.md, issue 14): a phase end of the
 synchronous kernels costs about as much as 32k near entries (a fit of time to iterations,

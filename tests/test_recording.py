@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import engine
-from engine.backends.gpu_rows import ROW_FIELDS, TALLY_FIELDS, count_rows
+from engine.backends.contract import CONTROL_SLOTS, ROW_FIELDS, TALLY_FIELDS, Control
+from engine.backends.gpu_rows import count_rows
 from engine.recording import BUCKET_BINS, FRAME_FIELDS
 
 from .graphs import grid_graph, random_graph
@@ -141,7 +142,7 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     # Fed the twin's frames taken apart so, batch by batch, they must give them back.
     import cupy as cp
 
-    from engine.backends import gpu as _gpu
+    from engine.backends import gpu_kernels
 
     g = grid_graph(30, 30, seed=4)  # 60-134 iterations
     r = engine.sssp(g, 0, backend="cpu", method=method, delta=25, target=target, record=True)
@@ -180,8 +181,8 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     # batches of one row, and of fewer and more rows than the kernel's warp has threads
     cuts = sorted({0, 1, 6, 7, 20, *range(60, len(raw), 70), len(raw)})
     assert max(np.diff(cuts)) > 32
-    ctl = np.zeros(_gpu.C_SLOTS, dtype=np.uint64)
-    ctl[_gpu.C_RPHASE] = 1
+    ctl = np.zeros(CONTROL_SLOTS, dtype=np.uint64)
+    ctl[Control.RPHASE] = 1
     ctl = cp.asarray(ctl)
     for a, b in itertools.pairwise(cuts):
         done = (1 if target is None else 2) if b == len(raw) else 0
@@ -189,10 +190,10 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
         # a batch's bucket rows in two parts, as several batches come to one count_rows
         mid = (a + b) // 2
         parts = None if bins is None else [bins[a:mid].copy(), bins[mid:b].copy()]
-        ctl[_gpu.C_ITER], ctl[_gpu.C_CNT0 + b % 3], ctl[_gpu.C_DONE] = b, left, done
-        ctl[_gpu.C_RFROM] = a  # as the search kernel leaves them
+        ctl[Control.ITER], ctl[Control.CNT0 + b % 3], ctl[Control.DONE] = b, left, done
+        ctl[Control.RFROM] = a  # as the search kernel leaves them
         table = cp.asarray(raw[a:b])
-        _gpu.finish_batch(table, ctl, 10**9)
+        gpu_kernels.finish_batch(table, ctl, 10**9)
         assert (table[:, width:] == 0).all()  # the next batch's tallies start from zero
         batch = table.get()[:, :width]
         count_rows(batch, counts, done=done, buckets=parts)
@@ -203,7 +204,7 @@ def test_gpu_rows_add_up_to_the_twins_frames(method, target):
     np.testing.assert_array_equal(np.concatenate(rows), expected)
     if bins is not None:
         np.testing.assert_array_equal(np.concatenate(sizes), rec.buckets[1:])
-    assert int(ctl[_gpu.C_REDGES]) == col["edges_relaxed"][-1]
+    assert int(ctl[Control.REDGES]) == col["edges_relaxed"][-1]
 
 
 @pytest.mark.gpu
@@ -214,22 +215,22 @@ def test_gpu_sums_bucket_rows_batch_after_batch():
     # batch's are left alone.
     import cupy as cp
 
-    from engine.backends import gpu as _gpu
+    from engine.backends import gpu_kernels
     from engine.recording import BUCKET_BINS
 
     rng = np.random.default_rng(11)
     changes = [rng.integers(-50, 50, (k, BUCKET_BINS)) for k in (1, 5, 31, 32, 33, 1000, 3654)]
     sizes = cp.zeros(BUCKET_BINS, dtype=np.int64)
     before = np.zeros(BUCKET_BINS, dtype=np.int64)
-    ctl = cp.zeros(_gpu.C_SLOTS, dtype=np.uint64)
+    ctl = cp.zeros(CONTROL_SLOTS, dtype=np.uint64)
     done = 0
     for batch in changes:
-        ctl[_gpu.C_RFROM], ctl[_gpu.C_ITER] = done, done + len(batch)
+        ctl[Control.RFROM], ctl[Control.ITER] = done, done + len(batch)
         done += len(batch)
         table = cp.asarray(np.vstack([batch, np.full((2, BUCKET_BINS), 7)]))
         out = cp.full((len(batch) + 1, BUCKET_BINS), 5, dtype=np.int64)
-        frames = cp.zeros((len(batch), _gpu.ROW_FIELDS), dtype=np.int64)
-        _gpu.finish_batch(frames, ctl, 10**9, (table, sizes, out))
+        frames = cp.zeros((len(batch), ROW_FIELDS), dtype=np.int64)
+        gpu_kernels.finish_batch(frames, ctl, 10**9, (table, sizes, out))
         expected = before + np.cumsum(batch, axis=0)
         np.testing.assert_array_equal(out[: len(batch)].get(), expected)
         assert (out[len(batch) :] == 5).all()

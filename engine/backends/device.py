@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -142,6 +143,29 @@ def allow_large_clusters(kernel) -> None:
     driver.funcSetAttribute(kernel.kernel.ptr, _NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
 
 
+def kernel_source(filename: str) -> str:
+    """The text of ``kernels/filename`` with its ``#include "NAME.cuh"`` lines replaced by the
+    headers' text (each once; ``#pragma once`` dropped), as the compiler would read it: so
+    CuPy's cache of compiled kernels, keyed by the source, follows every header."""
+    seen: set[str] = set()
+
+    def expand(name: str) -> str:
+        out = []
+        for line in (KERNEL_DIR / name).read_text().splitlines(keepends=True):
+            match = _INCLUDE.match(line)
+            if match is None:
+                out.append("" if line.strip() == "#pragma once" else line)
+            elif match[1] not in seen:
+                seen.add(match[1])
+                out.append(expand(match[1]))
+        return "".join(out)
+
+    return expand(filename)
+
+
+_INCLUDE = re.compile(r'^\s*#include "([\w.]+\.cuh)"\s*$')
+
+
 @functools.cache
 def kernel_module(filename: str, name_expressions: tuple[str, ...], *, cooperative: bool = True):
     """Compile ``kernels/filename`` once per process and return the CuPy ``RawModule``.
@@ -151,7 +175,7 @@ def kernel_module(filename: str, name_expressions: tuple[str, ...], *, cooperati
     one thread per item must not be compiled so.
     """
     cp = cupy()
-    source = (KERNEL_DIR / filename).read_text()
+    source = kernel_source(filename)
     module = cp.RawModule(
         code=source,
         options=("-std=c++17",),

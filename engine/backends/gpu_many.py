@@ -1,4 +1,4 @@
-"""Launcher of the many-searches kernel (engine/kernels/many.cu) through CuPy.
+"""Launcher of the many-searches kernel (engine/backends/kernels/many.cu) through CuPy.
 
 One launch runs every source of a chunk: each thread block takes the next source from a
 device-side queue, runs Near-Far from it, and takes another until the queue is empty.

@@ -1,4 +1,4 @@
-"""Launchers of the map-frame kernels (engine/kernels/raster.cu) through CuPy.
+"""Launchers of the map-frame kernels (engine/backends/kernels/raster.cu) through CuPy.
 
 `viz.raster` draws a large graph's map as one image per frame; where a GPU is, the nodes of
 each frame are drawn by this kernel instead of by Datashader on the CPU (Datashader's own

@@ -119,7 +119,7 @@ def benchmark(
             record=record,
         )
         if warm.backend == "gpu" and sync_us is None:
-            from engine.backends import gpu as _gpu
+            from engine.backends import gpu_kernels as _gpu
 
             sync_scope = _gpu.small_frontier_scope()
             sync_us = _gpu.sync_us(sync_scope)

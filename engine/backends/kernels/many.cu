@@ -1,4 +1,4 @@
-// Many independent searches in one launch (engine/_gpu_many.py): each thread block runs
+// Many independent searches in one launch (engine/backends/gpu_many.py): each thread block runs
 // Near-Far from one source at a time and takes the next source from a device-side queue
 // when it finishes, so the whole GPU stays busy until the last search.
 //
@@ -18,13 +18,10 @@
 // strictly shorter distance, so that a parent was final before its child and the parents
 // form a tree even across zero-weight arcs.
 
-typedef unsigned long long u64;
+#include "common.cuh"
 
 // Threads sharing one frontier node's arcs when the frontier is small (at most).
 #define MAX_LANES 4
-
-template <typename D>
-__device__ __forceinline__ D inf_of() { return (D)~(D)0; }
 
 template <typename D>
 struct Plain {

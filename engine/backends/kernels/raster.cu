@@ -1,4 +1,4 @@
-// The nodes of a map frame drawn on the GPU (engine/_gpu_raster.py, for viz.raster): each
+// The nodes of a map frame drawn on the GPU (engine/backends/raster.py, for viz.raster): each
 // pixel keeps the highest rank among its nodes (grid-stride loops: any grid draws every
 // node). A node maps to its pixel as in Datashader's
 // `Canvas.points`: dropped outside [xmin, xmax] × [ymin, ymax], else column

@@ -1,0 +1,251 @@
+// A search's start and end: search_init, the frame rows of a batch (finish_batch), the
+// distances and stamps into the host's memory (finish_search) and the contraction's sweep
+// (sweep_down).
+#pragma once
+
+// A search's starting state in one launch: every node unreached and unmarked but the source,
+// which is the first frontier entry (and, when the band is listed, its first node; the
+// stamp arrays that exist start at -1); and the control block, band [0, hi) of width
+// `delta` in phase 1 (its copy from the host cost every search tens of us of a GPU
+// machine's host: bench/NOTES.md).
+template <typename D>
+__global__ void search_init(D* dist, int* mark, long long n, long long source, Entry* front,
+                            const long long* indptr, const long long* light_end, int* band,
+                            int* near_at, int* reached_at, u64* ctl, D hi, D delta) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
+        const bool src = i == source;
+        dist[i] = src ? (D)0 : inf_of<D>();
+        mark[i] = 0;
+        if (near_at) near_at[i] = src ? 0 : NEVER;
+        if (reached_at) reached_at[i] = src ? 0 : -1;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        front[0] = Entry{(int)source, (int)indptr[source], (int)light_end[source]};
+        if (band) band[0] = (int)source;
+        for (int k = 0; k < C_SLOTS; ++k) ctl[k] = 0;
+        ctl[C_CNT0] = 1;  // the source's entry
+        ctl[C_PHASE] = 1;
+        ctl[C_HI] = hi;
+        ctl[C_DELTA] = delta;
+        ctl[C_PMIN] = inf_of<D>();
+        if (band) ctl[C_BAND] = 1;
+        if (reached_at) ctl[C_RPHASE] = 1;  // recording: the rows start in phase 1
+    }
+}
+
+// Recording, Delta-stepping and bucketing: a batch's bucket rows, each the change of the
+// sizes of the buckets ahead in its iteration, become the sizes in `out`: running sums down
+// the `rows` rows of a rows x BUCKET_BINS table from `sizes` (the sizes before the first
+// row), which then get the sizes after the last row. The table's rows are zeroed for the
+// next batch's changes.
+// A block of 32 x SUM_RUNS threads sums the 32 columns from `col0`: each column has SUM_RUNS
+// threads that sum one run of rows, the runs' sums are added up in shared memory, and each
+// run is summed again from its start (one thread per column would wait on a column's loads
+// one after another: 3,654 rows on PACE NE).
+__device__ void sum_bins(long long* table, long long rows, long long* sizes, long long* out,
+                         int col0) {
+    __shared__ long long runs[SUM_RUNS][32];
+    const int col = col0 + threadIdx.x;
+    const long long len = (rows + SUM_RUNS - 1) / SUM_RUNS;
+    const long long first = threadIdx.y * len, end = min(first + len, rows);
+    long long sum = sizes[col];  // read before the last run's thread writes it
+    long long own = 0;
+    for (long long r = first; r < end; ++r) own += table[r * BUCKET_BINS + col];
+    runs[threadIdx.y][threadIdx.x] = own;
+    __syncthreads();
+    for (int k = 0; k < (int)threadIdx.y; ++k) sum += runs[k][threadIdx.x];
+    for (long long r = first; r < end; ++r) {
+        sum += table[r * BUCKET_BINS + col];
+        table[r * BUCKET_BINS + col] = 0;
+        out[r * BUCKET_BINS + col] = sum;
+    }
+    if (threadIdx.y == SUM_RUNS - 1) sizes[col] = sum;  // every run before it added
+}
+
+// Recording: finish the `rows` frame rows of the batch that just ran, all but the node
+// counts (the host adds those from the stamps, engine/backends/gpu_rows.py): the running totals of
+// the tallies, and the far pile's size. Each improving relaxation appends its node to the
+// next frontier or to the far pile; after a phase end that goes on (it raises the phase
+// counter; the search's last end does not) the pile is what the compaction kept. So
+// pile[i] = kept[i] after such an end, else pile[i - 1] + improved[i] - frontier[i + 1]: a
+// scan of the maps p -> a * p + b. One warp, 32 rows at a time; the rows go on from the
+// control block's C_R* slots, and their tallies are zeroed for the next batch. (On a city's
+// few hundred rows, NumPy's steps for this took a GPU machine's host 0.12 ms, most of what
+// a recorded Delta-stepping search cost it more: bench/NOTES.md.)
+__device__ void finish_rows(long long* frames, u64* ctl, long long pile_cap, long long rows) {
+    const unsigned all = 0xffffffffu;
+    const int lane = threadIdx.x;
+    const long long iter = (long long)ctl[C_ITER];
+    const long long next_frontier = (long long)ctl[C_CNT0 + iter % 3];
+    const bool finished = ctl[C_DONE] == 1;  // nothing is far any more after the last row
+    long long edges = (long long)ctl[C_REDGES], improved = (long long)ctl[C_RIMPROVED];
+    long long logged = (long long)ctl[C_RLOGGED], pile = (long long)ctl[C_RPILE];
+    long long phase = (long long)ctl[C_RPHASE];
+    for (long long first = 0; first < rows; first += 32) {
+        const long long i = first + lane;
+        const bool valid = i < rows;
+        long long* row = frames + i * ROW_FIELDS;
+        long long* add = row + F_FIELDS;
+        long long e = 0, g = 0, l = 0, a = 1, b = 0, kept = 0, ph = phase;
+        if (valid) {
+            e = add[T_EDGES];
+            g = add[T_IMPROVING];
+            l = add[T_LOGGED];
+            kept = add[T_KEPT];
+            ph = row[F_PHASE];
+            for (int t = 0; t < T_FIELDS; ++t) add[t] = 0;  // for the next batch's counts
+        }
+        long long before = __shfl_up_sync(all, ph, 1);
+        if (lane == 0) before = phase;
+        if (valid) {
+            if (ph > before) {  // a phase end that went on: the pile is what it kept
+                a = 0;
+                b = kept;
+            } else {
+                b = g - (i + 1 < rows ? row[ROW_FIELDS + F_FRONTIER] : next_frontier);
+            }
+        }
+        for (int d = 1; d < 32; d *= 2) {  // inclusive scans: sums, and maps composed
+            const long long e_up = __shfl_up_sync(all, e, d), g_up = __shfl_up_sync(all, g, d);
+            const long long l_up = __shfl_up_sync(all, l, d), a_up = __shfl_up_sync(all, a, d);
+            const long long b_up = __shfl_up_sync(all, b, d);
+            if (lane >= d) {
+                e += e_up;
+                g += g_up;
+                l += l_up;
+                b += a * b_up;  // (a_up, b_up) first, then (a, b)
+                a *= a_up;
+            }
+        }
+        const long long here = a * pile + b;
+        if (valid) {
+            row[F_EDGES_RELAXED] = edges + e;
+            row[F_IMPROVING] = improved + g;
+            row[F_RELAXED_ENTRIES] = logged + l;
+            row[F_FAR_PILE] += min(here, pile_cap);  // after bucketing's store
+            if (i == rows - 1 && finished) row[F_FAR_PILE] = 0;
+        }
+        const int last = (int)min(31LL, rows - 1 - first);
+        edges += __shfl_sync(all, e, 31);
+        improved += __shfl_sync(all, g, 31);
+        logged += __shfl_sync(all, l, 31);
+        pile = __shfl_sync(all, here, 31);
+        phase = __shfl_sync(all, ph, last);
+    }
+    if (lane == 0) {
+        ctl[C_REDGES] = (u64)edges;
+        ctl[C_RIMPROVED] = (u64)improved;
+        ctl[C_RLOGGED] = (u64)logged;
+        ctl[C_RPILE] = (u64)pile;
+        ctl[C_RPHASE] = (u64)phase;
+    }
+}
+
+// Recording: everything after a batch that the host would otherwise wait on, in one launch
+// queued behind the batch (so one copy brings the control block, the rows and the sizes
+// back): block 0's first warp finishes the frame rows (finish_rows); with bucket rows
+// (`table` not null), blocks 1 to BUCKET_BINS / 32 turn them into sizes (sum_bins). The
+// batch's rows are those of the iterations since C_RFROM, both written by the search kernel.
+// Launched as 1 (+ BUCKET_BINS / 32) blocks of 32 x SUM_RUNS threads.
+extern "C" __global__ void finish_batch(long long* frames, u64* ctl, long long pile_cap,
+                                        long long* table, long long* sizes, long long* out) {
+    const long long rows = (long long)ctl[C_ITER] - (long long)ctl[C_RFROM];
+    if (blockIdx.x > 0)
+        sum_bins(table, rows, sizes, out, (blockIdx.x - 1) * 32);
+    else if (threadIdx.y == 0)
+        finish_rows(frames, ctl, pile_cap, rows);
+}
+
+// A recorded node's stamps, when the host takes them: its settled stamp is the first phase
+// end after its near stamp (`ends`, ascending: the iterations that ended a phase, as the
+// search wrote them). A phase end settles the band; the nodes its compaction brings in are
+// stamped with it and settle at the next one. -1 for a node never near, or whose phase has
+// not ended yet. The reached, near (-1 for never: the search may go on from `near_at`) and
+// settled stamps go to the three rows of `stamps`; `counts` (three rows of `width`) counts
+// the nodes that carry each iteration in each.
+__device__ __forceinline__ void stamp_node(long long i, long long n, const int* reached_at,
+                                           const int* near_at, const int* ends, int n_ends,
+                                           int* stamps, long long* counts, int width) {
+    const int near = near_at[i] == NEVER ? -1 : near_at[i];
+    int first = 0, last = n_ends;  // the first end after `near` is in [first, last]
+    while (first < last) {
+        const int mid = (first + last) / 2;
+        if (ends[mid] > near) last = mid;
+        else first = mid + 1;
+    }
+    const int settled = near < 0 || first == n_ends ? -1 : ends[first];
+    const int out[3] = {reached_at[i], near, settled};
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+        stamps[k * n + i] = out[k];
+        if (out[k] >= 0) add_by_key(counts + (long long)k * width, (unsigned)out[k]);
+    }
+}
+
+// A search's end, in one launch, written straight into the host's page-locked memory (no copy
+// to queue): the distances as int64 into `out` (unless null), `unreachable` where no path
+// reached the node; and when recording (`stamps` not null), the node stamps (stamp_node),
+// the relax log's used slots into `slots`, and the stamps' counts by iteration into
+// `taken`, three rows of the iterations done plus one, by the last block to finish
+// (`counts`, zeroed by the host, has a slot after its three rows for the blocks that
+// finished). With `if_done` it does nothing until the control block says the search
+// finished: the host queues it behind each long batch, so that its steps after the last
+// batch's wait are gone (a launch, a copy or a wait costs a GPU machine's host 5-20 us each:
+// bench/NOTES.md).
+template <typename D>
+__global__ void finish_search(const D* dist, long long n, long long unreachable, long long* out,
+                              const u64* ctl, int if_done, const int* reached_at,
+                              const int* near_at, const int* ends, int* stamps,
+                              long long* counts, int width, const int* relax_log, int* slots,
+                              long long* taken) {
+    if (if_done && !ctl[C_DONE]) return;
+    // The phases ended so far; the last end does not raise the phase counter.
+    const int n_ends = (int)ctl[C_PHASE] - 1 + (ctl[C_DONE] != 0);
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    for (long long i = first; i < n; i += stride) {
+        if (out) out[i] = dist[i] == inf_of<D>() ? unreachable : (long long)dist[i];
+        if (stamps) stamp_node(i, n, reached_at, near_at, ends, n_ends, stamps, counts, width);
+    }
+    if (!stamps) return;
+    const long long used = (long long)ctl[C_LOGPOS];
+    for (long long i = first; i < used; i += stride) slots[i] = relax_log[i];
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicAdd((u64*)(counts + 3LL * width), 1ull) == gridDim.x - 1ull;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    const long long w = (long long)ctl[C_ITER] + 1;
+    for (long long i = threadIdx.x; i < 3 * w; i += blockDim.x)
+        taken[i] = __ldcg(counts + i / w * width + i % w);
+}
+
+// Method near_far_core (engine/contraction.py): after the search of a contraction's search
+// graph, each contracted node takes the least d(a) + w over its arcs down, in the order of
+// `order` (last round contracted first), rounds `round_starts[r]..[r+1]` apart by a grid
+// barrier. Queued like finish_search: with `if_done`, nothing until the control block says
+// the search finished. A sum never wraps: CoreGraph.candidate_bound picks D for it.
+template <typename D>
+__global__ void sweep_down(D* dist, const int* order, const long long* round_starts,
+                           int rounds, const long long* down_ptr, const int* down_tails,
+                           const unsigned* down_weights, const u64* ctl, int if_done) {
+    if (if_done && !vload(&ctl[C_DONE])) return;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    for (int r = 0; r < rounds; ++r) {
+        if (r) cg::this_grid().sync();
+        for (long long i = round_starts[r] + first; i < round_starts[r + 1]; i += stride) {
+            D best = inf_of<D>();
+            for (long long k = down_ptr[i]; k < down_ptr[i + 1]; ++k) {
+                const D d = __ldcg(&dist[down_tails[k]]);  // written in an earlier round
+                if (d != inf_of<D>()) best = min(best, (D)(d + (D)down_weights[k]));
+            }
+            const int x = order[i];
+            if (best < dist[x]) dist[x] = best;
+        }
+    }
+}
