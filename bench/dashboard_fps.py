@@ -33,7 +33,7 @@ from tests.test_viz_browser import (  # noqa: E402
 #: Records each new iteration readout the page paints (``window._seen``: time, text), at
 #: every animation frame. The readout sits in a shadow root; the root is found once and
 #: searched alone after that (walking the whole page each frame took ≈ 2 % of the renderer's
-#: main thread, the city's limit on the H100 machine; bench/NOTES.md, issue 19).
+#: main thread, the city's limit on the H100 machine; decisions/0054, issue 19).
 SAMPLER = """() => {
     window._seen = [];
     function find(root) {

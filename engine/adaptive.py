@@ -25,7 +25,7 @@ a phase end costs. The next Δ is therefore
 in integer arithmetic (the factor in 256ths, from an integer square root), the same in the
 kernels (``next_delta`` in engine/backends/kernels/filter.cuh) and in the NumPy twin. A starving
 phase (little waste: the source's first bands, a thin part of the map) doubles Δ; a
-wasteful one halves it. ``P`` was measured (bench/NOTES.md, issue 14): a phase end of the
+wasteful one halves it. ``P`` was measured (decisions/0035, issue 14): a phase end of the
 synchronous kernels costs about as much as 32k near entries (a fit of time to iterations,
 arcs and phases over six graphs' fixed-Δ searches on an H200, and the best of a scan of
 8k–64k there), of the asynchronous one 2k on one cluster (the best of 1k–8k).
@@ -39,7 +39,7 @@ best is 2 × Davidson's there. Narrowing below that never paid in the scans (it 
 phases), so ``near_far_async``'s default rule only widens a starving band from 2 × to at
 most 3 × Davidson's Δ, with ``P`` = 8k: 0–6 % above the best fixed Δ of ¼ … 8 × on the
 five PACE graphs and 5 % below it on Porto Alegre (an H100). The range was chosen on those
-graphs (bench/NOTES.md); bounds given explicitly (``adaptive:LOW-HIGH``) are kept.
+graphs (decisions/0051); bounds given explicitly (``adaptive:LOW-HIGH``) are kept.
 
 The synchronous methods keep the wide default bounds but start at 4 × Davidson's Δ, where
 their best fixed Δ lies on every graph measured (4 × or 8 × on an H200). From Davidson's own
@@ -63,7 +63,7 @@ from engine._errors import ParameterError
 from engine._text import ascii_int
 
 #: A phase end's cost in near entries, of the synchronous kernels (near_far, delta_stepping)
-#: and of the asynchronous one (near_far_async); bench/NOTES.md, issue 14, has the fit.
+#: and of the asynchronous one (near_far_async); decisions/0035, issue 14, has the fit.
 PHASE_COST_SYNC = 32768
 PHASE_COST_ASYNC = 8192
 #: Default bounds: Davidson's Δ divided or multiplied by this.

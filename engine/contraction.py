@@ -1,7 +1,7 @@
 """A road graph's contraction core: fewer hops for the search, a sweep for the rest.
 
 Road graphs are mostly nodes of degree two to four, and a search's time on the GPU is its
-longest chain of improvements, one hop at a time (bench/NOTES.md: PACE NE's shortest-path
+longest chain of improvements, one hop at a time (decisions/0001: PACE NE's shortest-path
 trees are ≈ 1,800 arcs deep). Contracting low-degree nodes, as contraction hierarchies do
 (Geisberger et al., WEA 2008) but stopping at a *core* of the nodes left, shortens those
 chains; PHAST (Delling et al., IPDPS 2011) then finishes a whole tree by one sweep over the
@@ -15,7 +15,7 @@ every shortest path between the nodes left keeps its length. Witnesses leave out
 the shortcuts on road graphs, which keeps the nodes left of few neighbours, so that more of
 them go: on PACE NE with seeded weights, nodes of at most 8 neighbours leave a core of 2.6 % of
 the nodes, with a third of the arcs of the core that nodes of at most 4 left without
-witnesses (bench/NOTES.md). It keeps:
+witnesses (decisions/0070). It keeps:
 
 * the *search graph*: the core's arcs (the original arcs between core nodes and the
   shortcuts), and, out of each contracted node, its arcs *up* to the neighbours it had when
@@ -55,7 +55,7 @@ from engine.graphs.csr import (
 
 #: Contract nodes of at most this many neighbours. With witnesses, of 4, 6, 8 and 12 on the
 #: PACE graphs and Porto Alegre, 8 gave the fastest searches but on NE and FLA, where 12
-#: was faster by 2–12 % (and Porto Alegre 18 % slower): bench/NOTES.md.
+#: was faster by 2–12 % (and Porto Alegre 18 % slower): decisions/0070.
 MAX_DEGREE = 8
 #: Stop once a round would contract fewer than this share of the nodes left.
 MIN_ROUND_SHARE = 0.002
@@ -85,7 +85,7 @@ class CoreGraph(CSRGraph):
         """Davidson et al.'s heuristic on the core's arcs: a search relaxes the arcs up out
         of the contracted nodes only on its source's climb. (On PACE NE it is about 0.7 ×
         the heuristic over every arc, and keeps the arcs relaxed, the sweep's among them,
-        within 1.4 × Dijkstra's: bench/NOTES.md.)"""
+        within 1.4 × Dijkstra's: decisions/0064.)"""
         if self.core_arcs == 0:
             return super().auto_delta()
         mean_weight = self.core_weight / self.core_arcs

@@ -150,7 +150,7 @@ def shortest_path_tree(
 
 
 #: ``backend="auto"`` runs graphs smaller than this on the CPU: there the NumPy twin beats
-#: the GPU's fixed cost per search (bench/NOTES.md has the measured crossover).
+#: the GPU's fixed cost per search (decisions/0004 has the measured crossover).
 AUTO_GPU_MIN_NODES = 1_000
 
 

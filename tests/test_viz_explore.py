@@ -11,7 +11,8 @@ import pytest
 
 import engine
 from engine.studies import experiments
-from viz.explore import CPU_NOTICE, NO_RANK, PENDING, Explorer, ExploreView
+from viz.explore import NO_RANK, PENDING, Explorer, ExploreView
+from viz.study import CPU_NOTICE
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import engine
 from engine.adaptive import AdaptiveDelta
 from viz import narration
 from viz.narration import Caption, caption
-from viz.state import Reference, Run, Settings
+from viz.runs import Reference, Run, Settings
 
 #: A path 0 → 1 → 2 → 3 with weights 1, 1, 10 and a shortcut 0 → 3 of 30.
 LINE = engine.from_arcs(4, [0, 1, 2, 0], [1, 2, 3, 3], [1, 1, 10, 30], name="line")

@@ -6,7 +6,7 @@ import pytest
 import engine
 from engine.recording import NEAR, SETTLED
 from viz.quiz import KINDS, Quiz, QuizView, ask
-from viz.state import Reference, Run, Settings
+from viz.runs import Reference, Run, Settings
 
 from .graphs import grid_graph
 

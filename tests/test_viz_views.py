@@ -202,7 +202,7 @@ def test_the_player_waits_for_a_page_that_falls_behind(session, monkeypatch):
 
 
 def test_a_frame_sets_few_properties(session):
-    """Each frame changes a handful of Bokeh properties (bench/NOTES.md, load): the map's
+    """Each frame changes a handful of Bokeh properties (decisions/0013, load): the map's
     state column, the readout text, the slider and the two chart cursors."""
     import collections
 

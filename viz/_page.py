@@ -24,7 +24,7 @@ def no_delay() -> None:
 
     Tornado leaves it on, and neither Bokeh nor Panel turns it off, so a frame's small
     messages waited for the browser to acknowledge the last ones (a delayed ACK: up to
-    40 ms on Linux) and reached the page in pairs, painted as one (bench/NOTES.md, issue
+    40 ms on Linux) and reached the page in pairs, painted as one (decisions/0038, issue
     19). The connections are Bokeh's private attributes, as Panel reads them too.
     """
     doc = served()
@@ -35,7 +35,7 @@ def no_delay() -> None:
             socket.set_nodelay(True)
 
 
-#: Page scripts for the 1M-node city's frame rate (bench/NOTES.md, issue 19): map frames
+#: Page scripts for the 1M-node city's frame rate (decisions/0040, issue 19): map frames
 #: decoded on a worker, painting with fewer reads of the computed style (both spare the
 #: renderer's main thread), and at most one played frame applied per rendering, so that none
 #: goes unpainted. Each adjusts BokehJS's code where it finds it, else does nothing.
@@ -64,7 +64,7 @@ def freeze_while_open() -> None:
     (modules', and the page's Panel and Bokeh models, parameters, watchers), and Python's
     full collection, which each frame's short-lived cycles start every one to three seconds
     while a search plays, walked them all: 150–340 ms with the server's loop stopped, up to
-    eight frames skipped at once (bench/NOTES.md, issue 19). They live as long as their page,
+    eight frames skipped at once (decisions/0053, issue 19). They live as long as their page,
     so a page that has opened freezes them (after one full collection, before it plays), and
     a page that closes thaws everything, collects what it left and freezes the rest again.
     """
@@ -88,7 +88,7 @@ def every(period_ms: int, callback) -> Callable[[], None]:
 
     In a served session the clock is Bokeh's own periodic callback on the session's
     document: Panel's wrapper counted every call in its busy indicator, which cost more
-    server time than the frame itself (bench/NOTES.md, load). Outside a server (tests, the
+    server time than the frame itself (decisions/0013, load). Outside a server (tests, the
     notebook) Panel's wrapper is the clock.
     """
     doc = served()

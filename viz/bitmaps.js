@@ -2,7 +2,7 @@
 //
 // BokehJS draws each frame's <img> onto the map's canvas, and Chromium decodes it on the
 // renderer's main thread when the canvas is committed, ≈ 4 ms a 1,235 × 590 frame there, on
-// the thread that also runs BokehJS and was the 1M-node city's limit (bench/NOTES.md, issue
+// the thread that also runs BokehJS and was the 1M-node city's limit (decisions/0040, issue
 // 19). Here each new URL becomes an ImageBitmap, decoded on a worker thread, and the glyph
 // draws that. The frame on show stays until a newer one is ready; one that is ready after a
 // newer one is dropped. Installed once per page on BokehJS's own view (its private _set_data,

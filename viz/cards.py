@@ -9,8 +9,9 @@ from panel.viewable import Viewer
 
 from . import style
 from ._page import from_page
+from .runs import Run
 from .runview import RunView
-from .state import METHOD_LABELS, Run, Session
+from .state import METHOD_LABELS, Session
 
 
 def _legend(items) -> str:

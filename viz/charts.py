@@ -53,7 +53,7 @@ def _chart(title: str, x_range, height: int, y_range=None) -> figure:
 
 def _cursor(color: str) -> Span:
     """A chart's frame cursor, on Bokeh's overlay level: moving it repaints that level alone,
-    not the chart's lines, axes and labels (bench/NOTES.md, issue 19)."""
+    not the chart's lines, axes and labels (decisions/0037, issue 19)."""
     return Span(location=0, dimension="height", line_color=color, line_width=1, level="overlay")
 
 
@@ -62,7 +62,7 @@ class TextPane(pn.pane.HTML):
 
     Panel's pane re-sends all fourteen of its model's properties and six new style sheets
     with every change of its text: per frame, that was more server time than the rest of the
-    frame (bench/NOTES.md, load). A Bokeh ``Div`` sends only its text but makes the browser
+    frame (decisions/0013, load). A Bokeh ``Div`` sends only its text but makes the browser
     lay the whole page out again, which slowed playback in the browser twofold."""
 
     def _update(self, ref: str, model) -> None:

@@ -221,7 +221,7 @@ class GraphControls(Viewer):
         )
         # The droppers are on the page only while an upload is chosen: FilePond, which draws
         # them, reads its elements' layout on every animation frame while one exists, hidden
-        # or not, which slowed a playing map's frames (bench/NOTES.md, issue 19).
+        # or not, which slowed a playing map's frames (decisions/0039, issue 19).
         self.uploads = pn.Column(sizing_mode="stretch_width", margin=0)
         self.network = pn.widgets.Select(
             label="Network", options=list(state.NETWORKS), value=choice.network
@@ -400,12 +400,12 @@ class Pacer(pn.custom.JSComponent):
     applied = param.Integer(default=0)
 
     #: The page's reply is no work of the server's: Panel's busy indicator (the spinner)
-    #: flipped on and off at every frame, two more messages a frame (bench/NOTES.md, issue 19).
+    #: flipped on and off at every frame, two more messages a frame (decisions/0039, issue 19).
     _busy__ignore: ClassVar[list[str]] = ["applied"]
 
     #: Frames sent and not yet applied by the page, at most. Two held the 1M-node city to
     #: ≈ 21 painted frames/s on a 16-core machine, four let it reach ≈ 27 (the frames'
-    #: trips overlap more); a Pause still lands within four frames (bench/NOTES.md, issue 19).
+    #: trips overlap more); a Pause still lands within four frames (decisions/0040, issue 19).
     AHEAD = 4
     #: A page silent this long is not waited for (a lost reply never stops playback).
     PATIENCE_S = 2.0
@@ -457,7 +457,7 @@ class Player(Viewer):
         self.forward = pn.widgets.Button(label="Step", width=70)
         self.first = pn.widgets.Button(label="First", width=60)
         # A Bokeh slider, not a Panel widget: Panel rebuilt the widget's style sheets with
-        # every frame's value, half a frame's server time (bench/NOTES.md, load).
+        # every frame's value, half a frame's server time (decisions/0013, load).
         self.scrub = Slider(title="Frame", start=0, end=1, value=0, step=1)
         self.scrub.sizing_mode = "stretch_width"
         self.fps = pn.widgets.Select(

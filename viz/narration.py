@@ -20,8 +20,9 @@ from . import style
 from ._page import held
 from .charts import TextPane
 from .geometry import Geometry
+from .runs import Run
 from .runview import RunView
-from .state import METHOD_LABELS, Run
+from .state import METHOD_LABELS
 from .style import counted
 
 
@@ -217,7 +218,7 @@ _OFF_SCREEN = (
 
 #: The caption keeps at least three lines' height: a caption that wrapped onto one line more
 #: or less than the last one resized the page's layout, which the browser then computed
-#: again in full (≈ 20 ms each time, at one frame in ten; bench/NOTES.md, issue 19).
+#: again in full (≈ 20 ms each time, at one frame in ten; decisions/0039, issue 19).
 CAPTION_HEIGHT = "min-height:4.5em"
 
 

@@ -3,7 +3,7 @@
 // The player sends a frame every 1/30 s, but a frame's message that reaches the page while
 // its main thread is still busy with the last one waits, and the two are applied in one
 // task: the first is never painted (3–5 frames in 8 s of the 1M-node city here;
-// bench/NOTES.md, issue 19). Here a frame's batch of changes (the one that moves the
+// decisions/0052, issue 19). Here a frame's batch of changes (the one that moves the
 // player's pacing number, `sent`, which the server changes last in a frame's batch) is
 // applied only once the page has rendered since the last such batch; one that comes sooner
 // waits for the next rendering, and so do the batches behind it, in their order. A page that

@@ -26,7 +26,8 @@ from engine.recording import FAR, NEAR, UNREACHED
 from . import style
 from ._page import held
 from .charts import TextPane
-from .state import Run, Session
+from .runs import Run
+from .state import Session
 
 KINDS = ("settles-first", "near-or-far", "target-phases")
 LETTERS = "ABC"

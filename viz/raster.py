@@ -8,7 +8,7 @@ points needs RAPIDS cuDF, a large install of its own). The image holds `EMPTY`, 
 ``ROAD + rank`` for the highest-ranked node code in the pixel, and goes to the browser as an
 indexed PNG with its palette (`png`): a few hundred kilobytes that the browser
 decodes natively, where 1.6 MB of ``uint8`` coloured pixel by pixel in BokehJS held a
-1,600 × 1,000 map to 8.5 painted frames a second (bench/NOTES.md, issue 19).
+1,600 × 1,000 map to 8.5 painted frames a second (decisions/0026, issue 19).
 
 Which code wins a pixel is the layer's choice: for node states the frontier is drawn on top
 (near over far over settled, `STATE_RANK`), for the wasted-work layer the most relaxed node.
@@ -96,7 +96,7 @@ def png(image: np.ndarray, colors: list[str]) -> str:
     Written here rather than by Pillow: pixels packed two to a byte (up to 16 colours), no
     row filters, zlib's run-length strategy, and the rows compressed in slices on
     `THREADS` threads; a 1,600 × 1,000 map frame took 9 ms on one thread instead of
-    Pillow's 25 (bench/NOTES.md, issue 19).
+    Pillow's 25 (decisions/0031, issue 19).
     """
     rgba = b"".join(bytes.fromhex((c.lstrip("#") + "ff")[:8]) for c in colors)
     height, width = image.shape

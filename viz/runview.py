@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from panel.viewable import Viewer
 
-from .state import Run, Session
+from .runs import Run
+from .state import Session
 
 
 class RunView(Viewer):

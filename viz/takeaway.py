@@ -18,7 +18,8 @@ from panel.viewable import Viewer
 
 from engine.media import export, replay
 
-from .state import Run, Session
+from .runs import Run
+from .state import Session
 from .style import file_stem
 
 #: (file ending, button label): what the buttons offer, in order.

@@ -1,7 +1,7 @@
 // BokehJS's painting with fewer reads of the page's computed style.
 //
 // Every getComputedStyle after a frame's new text recalculates the style that text made
-// stale, on the renderer's main thread that limits the frame rate (bench/NOTES.md, issue
+// stale, on the renderer's main thread that limits the frame rate (decisions/0040, issue
 // 19). Two of BokehJS 3.9's private readers are changed here, each found through the page's
 // views; where one is missing, nothing changes for it.
 //

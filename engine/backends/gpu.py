@@ -76,7 +76,7 @@ END_AHEAD_BATCH = 16
 #: Asynchronous blocks of ASYNC_WIDE_BLOCK threads (`engine.backends.contract`) run bands
 #: from ASYNC_WIDE × Davidson's Δ on, of ASYNC_BLOCK below. Twice the warps drain a wide
 #: band's ring sooner (PACE NE at 8 × 11.9 → 7.8 ms) but cost a narrow one's chains (+0.8 ms
-#: at 1 ×); they cross at 3–4 × on every PACE graph (bench/NOTES.md).
+#: at 1 ×); they cross at 3–4 × on every PACE graph (decisions/0063).
 ASYNC_WIDE = 4
 #: A band wider than ASYNC_SUB × Davidson's Δ is taken in sub-bands of ASYNC_SUB_WIDTH × it,
 #: in step across the blocks: an improved node beyond the sub-band's end waits in its block's
@@ -84,10 +84,10 @@ ASYNC_WIDE = 4
 #: and so does an entry that finds its ring full; each sub-band's entries are dealt over the
 #: blocks. On its rings a wide band relaxed each node once for every improvement, in the order
 #: they came (PACE NE at 16 × 15.5 ms against 9.4 for near_far), and sub-bands each block
-#: took on its own waited on the busiest block (bench/NOTES.md).
+#: took on its own waited on the busiest block (decisions/0066).
 ASYNC_SUB, ASYNC_SUB_WIDTH, HELD_CAPACITY = 4, 4, 8192
 #: A cluster batch ends once the frontier exceeds CLUSTER_MAX entries; a grid batch ends once
-#: it falls below GRID_MIN (bench/NOTES.md has the measurements behind both).
+#: it falls below GRID_MIN (decisions/0006 has the measurements behind both).
 CLUSTER_MAX, GRID_MIN = 8192, 2048
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

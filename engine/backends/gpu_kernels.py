@@ -83,7 +83,7 @@ ELEMENTWISE = ("search_init", "finish_search", "sweep_down")
 @functools.cache
 def module():
     """The compiled kernels, looked up once: reading and hashing the source and naming every
-    kernel on each search cost it tens of µs of a GPU machine's host (bench/NOTES.md)."""
+    kernel on each search cost it tens of µs of a GPU machine's host (decisions/0061)."""
     scopes = available_scopes()
     # Bucketing's recordings always have bucket sizes.
     flags = [(REC_NONE, False), (REC_NONE, True), (REC_FRAMES, False)]

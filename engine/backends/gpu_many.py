@@ -22,7 +22,7 @@ from engine.graphs.csr import UNREACHABLE, CSRGraph
 KERNEL_FILE = "many.cu"
 #: Threads per block and blocks per multiprocessor (each block is one search at a time):
 #: 512 × 4 fills an SM's 2,048 threads and was the fastest of 64–512 threads × 2–32 blocks
-#: on PACE NY (bench/NOTES.md).
+#: on PACE NY (decisions/0017).
 BLOCK, BLOCKS_PER_SM = 512, 4
 #: The row stores of the kernel by distance type, and the one that keeps parents too.
 _STORES = {np.dtype(np.uint32): "Plain<unsigned int>", np.dtype(np.uint64): "Plain<u64>"}

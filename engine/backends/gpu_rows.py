@@ -6,7 +6,7 @@ numbers (iteration, phase, thresholds, frontier, Δ, …), then what the iterati
 counters, which each block keeps in shared memory and adds every TALLY iterations and at the
 end of the batch (``add_tally`` in engine/backends/kernels/counters.cuh). A barrier per
 iteration to read running totals cost a recorded Near-Far on PACE NE more than the search itself
-(bench/NOTES.md). After each batch the kernel ``finish_batch`` makes those additions the
+(decisions/0041). After each batch the kernel ``finish_batch`` makes those additions the
 running totals of `engine.recording.FRAME_FIELDS`, and the far pile's size from the
 improving relaxations that made no frontier entry; the node counts come from the node
 stamps, here. Δ-stepping's and bucketing's bucket rows are changes of the sizes: at a phase
@@ -55,7 +55,7 @@ def count_rows(
         buckets ahead of the band; the band's size (in bin 0) is added here, in place. Kept
         apart, in the page-locked memory they were copied into: joined in fresh memory they
         cost a recorded Δ-stepping search on Porto Alegre ≈ 0.1–0.2 ms more
-        (bench/NOTES.md).
+        (decisions/0049).
     """
     if len(rows) == 0:
         return
@@ -82,7 +82,7 @@ class RecordingBlock:
     (a batch's changes, the sizes now, a phase end's count) | the sizes after the last
     batch``, a row per iteration of a batch. The kernels zero what the next batch adds to.
     Before, the host waited for the control block and then launched and copied the sizes:
-    each step costs a GPU machine's host 5-10 µs (bench/NOTES.md)."""
+    each step costs a GPU machine's host 5-10 µs (decisions/0060)."""
 
     def __init__(self, spec: RunSpec):
         cp = _backend.cupy()
@@ -130,7 +130,7 @@ class Recorder:
     rows wait here until the node stamps are copied (at the end, or after each batch of a
     stream), since the rows' node counts come from the stamps. On a small city (Porto
     Alegre, a millisecond a search) the host's steps were a third of what recording cost
-    (bench/NOTES.md)."""
+    (decisions/0049)."""
 
     def __init__(self, rec, reached_at, near_at, ends):
         self.rec, self.reached_at, self.near_at, self.ends = rec, reached_at, near_at, ends

@@ -62,7 +62,7 @@ def available_memory() -> int:
 
 
 #: Peak bytes of memory contracting a graph takes per arc (160–240 measured on the PACE
-#: graphs, a city and a synthetic city of a million nodes: bench/NOTES.md).
+#: graphs, a city and a synthetic city of a million nodes: decisions/0072).
 CONTRACT_BYTES_PER_ARC = 256
 
 

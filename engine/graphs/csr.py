@@ -376,7 +376,7 @@ def _rows_by_weight(n, tails, heads, weights):
     """The arcs with the lightest of each (tail, head) pair kept (`lightest_arcs`), sorted by
     (tail, weight, head): one stable sort of ``tail << 32 | weight`` keys (each below 2^63)
     keeps the heads in order. 8 × faster on PACE NE's arcs than the three-key lexsorts it
-    replaced (bench/NOTES.md)."""
+    replaced (decisions/0073)."""
     tails, heads, weights = lightest_arcs(n, tails, heads, weights)
     order = np.argsort((tails << 32) | weights.astype(np.int64), kind="stable")
     return tails[order], heads[order], weights[order]

@@ -27,7 +27,7 @@ __device__ __forceinline__ int bucket_ahead(D d, long long first, D delta) {
 // bucket of `old` and joins that of `nd` (the buckets ahead hold every reached node at or
 // beyond hi). Atomics return each improvement's exact old distance, so a node's moves in an
 // iteration add up to one move whatever their order. Counting the whole pile instead put a
-// barrier after every recorded iteration (bench/NOTES.md).
+// barrier after every recorded iteration (decisions/0043).
 template <typename D>
 __device__ __forceinline__ void move_bins(const Gains& g, D old, D nd, D hi) {
     const bool was = old >= hi && old != inf_of<D>(), is = nd >= hi;
@@ -61,7 +61,7 @@ __device__ __forceinline__ bool relax(const Search<D>& s, long long k, D du, D h
     if (nd < hi) {
         // No dedup mark here: a second improvement of v in the same iteration is rare on
         // road graphs and its duplicate entry costs less than one more dependent atomic for
-        // every append (measured, bench/NOTES.md). Duplicates read the same dist[v] and
+        // every append (measured, decisions/0004). Duplicates read the same dist[v] and
         // their second pass improves nothing. Each entry is one improving relaxation, so
         // a frontier never exceeds the arc count.
         prefetch_arcs(s, a.z, a.w);

@@ -8,7 +8,7 @@
 // back on the same ring. Warps racing for the last entries may take tickets beyond the tail:
 // a group holds its ticket until the entry is stored while the warp relaxes the others
 // (taking entries by a compare-and-swap loop on the head, retried after every lost race, was
-// 28 % of a warp's time; bench/NOTES.md). Only the block's own warps push to its ring, so
+// 28 % of a warp's time; decisions/0055). Only the block's own warps push to its ring, so
 // once every reserved ticket is relaxed (done == tail) nothing can refill it: the block is
 // done with the phase, tickets still held are dropped, and the next phase takes from the
 // tail on (ring_reset).
@@ -111,7 +111,7 @@ __device__ void publish_held(const Search<D>& s, unsigned step) {
 // those below that end go onto the block's drained ring, as many as it surely takes, and the
 // rest to its other held list. Dealing balances the blocks: each keeping its own held
 // entries, a band of 16 x Davidson's Delta waited on the busiest, and the in-step version
-// without dealing was slower still (bench/NOTES.md). A ring too small for a block's ticket
+// without dealing was slower still (decisions/0069). A ring too small for a block's ticket
 // reserve (tests) sends them to the global list instead, and the search hands over at the
 // phase end.
 template <typename D>
@@ -179,7 +179,7 @@ __device__ bool deal_held(const Search<D>& s, const Out& o, D hi, unsigned step,
 // (drain); a grid barrier then ends it with the far-pile passes of the synchronous kernel,
 // whose near nodes are dealt over the blocks' rings. (On one cluster of 16 blocks, with its
 // cheaper barrier, bands wider than the auto Delta were bound by 16 multiprocessors' work:
-// NE at 4x the auto Delta 9.9 against 7.5 ms, bench/NOTES.md.) A band wider than
+// NE at 4x the auto Delta 9.9 against 7.5 ms, decisions/0050.) A band wider than
 // `sub_width` is taken in sub-bands of that width, in step across the blocks: a node beyond
 // the sub-band's end waits in its block's held list until every ring drains; a grid barrier
 // then starts the next sub-band, whose entries are dealt over the blocks (deal_held). The
@@ -250,7 +250,7 @@ __device__ void search_async(ASYNC_PARAMS) {
             grid.sync();
             // Every thread reads both at once (no block writes them before the next grid
             // barrier): the least read first, then the count, cost PACE NE at 1/4 x Davidson's
-            // Delta 2 % (bench/NOTES.md).
+            // Delta 2 % (decisions/0069).
             const D least = (D)vload(&held_board(s).least[step % 3]);
             listed_now = (long long)vload(o.next_count);
             if (!deal_held(s, o, hi, step++, least)) break;

@@ -25,7 +25,7 @@ __device__ __forceinline__ void add_counters(u64* ctl, unsigned& edges, Gains& i
 // Move this thread's re-improvements into the control block: at kernel ends, and at phase
 // ends where the Delta rule or a frame row reads them. Not per iteration, nor per phase of a
 // fixed, unrecorded Delta: every warp's atomic on one address at each phase end cost
-// Near-Far 6 % on PACE NE (bench/NOTES.md).
+// Near-Far 6 % on PACE NE (decisions/0022).
 __device__ __forceinline__ void add_again(u64* ctl, Gains& improved) {
     warp_add(&ctl[C_AGAIN], improved.again);
     improved.again = 0;
@@ -34,7 +34,7 @@ __device__ __forceinline__ void add_again(u64* ctl, Gains& improved) {
 // Recording: move this thread's counts into its block's count of the batch's iteration `b`
 // (`counts`, TALLY iterations in shared memory), with an atomic per nonzero count. Summing a
 // warp's counts first (__reduce_add_sync or shuffles) made every warp wait for its slowest
-// lane: 1.6 ms of a recorded Near-Far on PACE NE (bench/NOTES.md).
+// lane: 1.6 ms of a recorded Near-Far on PACE NE (decisions/0042).
 __device__ __forceinline__ void tally(unsigned (*counts)[T_FIELDS], int b, unsigned& edges,
                                       Gains& g) {
     const unsigned mine[T_FIELDS] = {edges, g.all, g.kept, g.logged};

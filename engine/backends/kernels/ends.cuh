@@ -7,7 +7,7 @@
 // which is the first frontier entry (and, when the band is listed, its first node; the
 // stamp arrays that exist start at -1); and the control block, band [0, hi) of width
 // `delta` in phase 1 (its copy from the host cost every search tens of us of a GPU
-// machine's host: bench/NOTES.md).
+// machine's host: decisions/0061).
 template <typename D>
 __global__ void search_init(D* dist, int* mark, long long n, long long source, Entry* front,
                             const long long* indptr, const long long* light_end, int* band,
@@ -72,7 +72,7 @@ __device__ void sum_bins(long long* table, long long rows, long long* sizes, lon
 // scan of the maps p -> a * p + b. One warp, 32 rows at a time; the rows go on from the
 // control block's C_R* slots, and their tallies are zeroed for the next batch. (On a city's
 // few hundred rows, NumPy's steps for this took a GPU machine's host 0.12 ms, most of what
-// a recorded Delta-stepping search cost it more: bench/NOTES.md.)
+// a recorded Delta-stepping search cost it more: decisions/0059.)
 __device__ void finish_rows(long long* frames, u64* ctl, long long pile_cap, long long rows) {
     const unsigned all = 0xffffffffu;
     const int lane = threadIdx.x;
@@ -192,7 +192,7 @@ __device__ __forceinline__ void stamp_node(long long i, long long n, const int* 
 // finished). With `if_done` it does nothing until the control block says the search
 // finished: the host queues it behind each long batch, so that its steps after the last
 // batch's wait are gone (a launch, a copy or a wait costs a GPU machine's host 5-20 us each:
-// bench/NOTES.md).
+// decisions/0062).
 template <typename D>
 __global__ void finish_search(const D* dist, long long n, long long unreachable, long long* out,
                               const u64* ctl, int if_done, const int* reached_at,

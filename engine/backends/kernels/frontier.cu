@@ -44,7 +44,7 @@ namespace cg = cooperative_groups;
 #include "ends.cuh"
 
 // REC: what is recorded (REC_*); BK: bucketing (its store and sorts are compiled only into
-// its kernels: in the others' they cost Near-Far 20 % on PACE NE, bench/NOTES.md).
+// its kernels: in the others' they cost Near-Far 20 % on PACE NE, decisions/0025).
 template <typename D, int REC, bool BK>
 __global__ void __launch_bounds__(256) frontier_grid(KERNEL_PARAMS) {
     search_batch<D, false, REC, BK>(KERNEL_ARGS);

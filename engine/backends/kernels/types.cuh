@@ -7,7 +7,7 @@
 // Recording: each block counts its iterations' tallies (T_* in contract.cuh) in its shared
 // memory, TALLY of them at a time, and adds those counts to their rows every TALLY
 // iterations and at the end of the batch (adding them once per iteration, every block to
-// the same row, cost a recorded Near-Far on PACE NE 0.4 ms, bench/NOTES.md).
+// the same row, cost a recorded Near-Far on PACE NE 0.4 ms, decisions/0042).
 #define TALLY 256
 // A near stamp not set yet (the host reads it as -1).
 #define NEVER 0x7fffffff
