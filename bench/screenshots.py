@@ -63,17 +63,14 @@ def wait_for(predicate, timeout: float = 120.0) -> None:
 
 
 def sweep(page) -> None:
-    """Open Explore, run a sweep of three searches a cell and wait for it to finish."""
-    page.locator(".frontier-explore .card-header").first.click()
+    """Run a sweep in Explore (three searches a cell, the default) and wait for its end."""
     box = page.locator(".frontier-explore")
-    fields = box.locator("input[type=text]")
-    fields.nth(0).fill("x0.25,x0.5,auto,x2")
-    fields.nth(0).press("Enter")
-    fields.nth(1).fill("1,8,64")
-    fields.nth(1).press("Enter")
-    box.locator("select").nth(1).select_option("3")
-    box.locator(".frontier-sweep button").first.click()
-    wait_for(lambda: "finished" in box.inner_text(), 300)
+    for k, value in enumerate(("x0.25,x0.5,auto,x2", "1,8,64")):
+        box.locator("input").nth(k).fill(value)
+        box.locator("input").nth(k).press("Enter")
+    page.locator(".frontier-sweep button").first.click()
+    done = page.locator(".frontier-explore-status", has_text="finished").first
+    done.wait_for(timeout=300_000)
 
 
 def take(browser, url: str, name: str, out: Path) -> Path:

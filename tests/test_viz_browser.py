@@ -145,6 +145,19 @@ def cursor(page) -> float:
     )
 
 
+def marks_per_map(page) -> list[int]:
+    """How many marks (source, target) each map in the browser draws."""
+    return page.evaluate(
+        """() => {
+            const out = [];
+            for (const doc of Bokeh.documents)
+                for (const m of doc.all_models)
+                    if (m.type == "ColumnDataSource" && m.data.marker) out.push(m.data.x.length);
+            return out;
+        }"""
+    )
+
+
 def stats(page) -> str:
     return page.locator(".frontier-stats").first.inner_text()
 
@@ -640,6 +653,10 @@ def test_a_lesson_opens_by_link_and_steps(server, browser, name):
     text = page.locator(".frontier-lesson-text").first
     wait_for(lambda: text.is_visible() and f"Step 1 of {len(steps)}." in text.inner_text())
     assert "Play" in play_button(page).inner_text()  # a lesson waits for the teacher
+    # Each map shows the source and the target: B's, made as the lesson opened, showed
+    # nothing (its first drawing reached the browser before the figure did).
+    maps = 2 if steps[0].b is not None else 1
+    wait_for(lambda: marks_per_map(page) == [2] * maps)
     for k in range(2, len(steps) + 1):
         page.locator(".frontier-lesson button", has_text="Next").first.click()
         wait_for(lambda k=k: f"Step {k} of {len(steps)}." in text.inner_text(), 60)

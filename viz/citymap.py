@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from functools import partial
 
 import numpy as np
 import panel as pn
@@ -15,7 +14,7 @@ from bokeh.plotting import figure
 from engine.graphs import osm
 
 from . import raster, style
-from ._page import soon
+from ._page import served
 from .geometry import Geometry
 from .runview import RunView
 from .state import Session
@@ -219,10 +218,16 @@ class MapView(RunView):
             return
         if self.session.loaded.graph is not self._graph:
             self._build()
-            # Drawn on the next tick, once the new figure is on the page: changes made to it
-            # in the tick that sent it were lost (a paused page showed no states, source or
-            # target, and B's map the route before its target settled).
-            soon(partial(self._when_on_page, self._pane.object))
+            # Drawn once the new figure is on the page: changes made to it before the browser
+            # had it were lost (a paused page showed no states, source or target; B's map the
+            # route before its target settled; a lesson's B nothing at all, though it was
+            # drawn on the tick after it was sent). In a served page the browser's first
+            # layout of the figure (its inner width) says so; elsewhere it is at once.
+            fig = self._pane.object
+            if served() is None:
+                self._when_on_page(fig)
+            else:
+                fig.on_change("inner_width", lambda _a, _o, _n: self._when_on_page(fig))
             return
         if self._unsent:
             return
@@ -244,8 +249,9 @@ class MapView(RunView):
         self._on_frame()
 
     def _when_on_page(self, fig) -> None:
-        """Draw the run on ``fig``, now on the page, unless another figure replaced it."""
-        if fig is self._pane.object:
+        """Draw the run on ``fig``, now on the page, unless another figure replaced it or
+        it was drawn already."""
+        if fig is self._pane.object and self._unsent:
             self._unsent = False
             self._on_runs()
 
