@@ -17,7 +17,7 @@ import engine
 from engine.adaptive import AdaptiveDelta
 from engine.media import export, replay
 from engine.media.render import BAND, COLORS, MapPainter, default_size
-from engine.recording import FAR, FRAME_FIELDS, SETTLED
+from engine.recording import FAR, FRAME_FIELDS, NEAR
 
 HELSINKI_SOURCE, HELSINKI_TARGET = 25291537, 6388100055
 
@@ -53,9 +53,11 @@ def test_each_node_shows_its_state_in_every_frame(run):
         centre = pixels[painter.py, painter.px]
         free = ~np.isin(centre, overlays)
         assert free.mean() > 0.9
-        # painted far, near, settled in turn: nothing covers a settled node's centre
-        assert np.all(centre[free & (states == SETTLED)] == _index("settled"))
+        # painted settled, far, near in turn: nothing covers a near node's centre, and a
+        # settled one's covers no far or near node (issue 52: settled hid the frontier)
+        assert np.all(centre[free & (states == NEAR)] == _index("near"))
         assert np.all(centre[free & (states == FAR)] != _index("road"))
+        assert np.all(centre[free & (states == FAR)] != _index("settled"))
         reached = np.isin(centre, [_index(n) for n in ("far", "near", "settled")])
         alone = free & (states == 0) & ~_near_any(painter, states > 0)
         assert not reached[alone].any()

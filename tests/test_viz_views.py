@@ -270,16 +270,18 @@ def test_an_adaptive_delta_is_a_toggle_a_readout_and_a_chart(session):
 
 
 def test_presentation_mode_plays_in_a_loop_in_large_type_and_esc_leaves(session):
-    player, caption = Player(session), Caption(session)
+    player, caption, legend = Player(session), Caption(session), Legend(session)
     session.pause()
     session.loop = False
     player.present.clicks += 1
     assert session.present and session.playing and session.loop
     assert player.present.label == "Leave (Esc)"
     assert "font-size:24px" in caption._layout.object and player.play.stylesheets
+    assert legend.text.styles == {"font-size": "20px"}  # read from the back of a room
     player.key("Escape")
     assert not session.present and session.playing  # leaving does not stop the show
     assert player.present.label == "Present" and "font-size" not in caption._layout.object
+    assert not legend.text.styles
 
 
 def test_counts_of_one_are_singular(session):

@@ -22,6 +22,9 @@ def _legend(items) -> str:
     )
 
 
+#: The legend's type in presentation mode (the caption's is `style.PRESENT_PX`).
+LEGEND_PRESENT_PX = 20
+
 #: The map's legend for each layer.
 LEGENDS = {
     "states": _legend(
@@ -61,11 +64,14 @@ class Legend(Viewer):
         )
         self.layer.param.watch(from_page(lambda e: setattr(session, "layer", e.new)), "value")
         self.text = pn.pane.HTML(LEGENDS[session.layer], css_classes=["frontier-legend"])
-        session.param.watch(self._sync, "layer")
+        session.param.watch(self._sync, ["layer", "present"])
+        self._sync()
 
     def _sync(self, *_events) -> None:
+        """The layer's legend, in large type on a projector (presentation mode)."""
         self.layer.value = self.session.layer
         self.text.object = LEGENDS[self.session.layer]
+        self.text.styles = {"font-size": f"{LEGEND_PRESENT_PX}px"} if self.session.present else {}
 
     def switch(self) -> pn.viewable.Viewable:
         """The layer switch, for the settings drawer."""
@@ -81,7 +87,7 @@ dot) to every node, or until the **target** (vermillion square) is final. Each f
 iteration: every *near* node relaxes its arcs (tries to shorten its neighbours' distances).
 The caption under the player says in words what the last iteration did.
 
-**Settled** nodes (black) have their final distance. **Near** nodes (orange) have a
+**Settled** nodes (grey) have their final distance. **Near** nodes (orange) have a
 tentative distance below the threshold phase·Δ: they are relaxed again and again until no
 distance improves. **Far** nodes (sky blue) were reached with a distance beyond the threshold:
 they wait in the far pile. When near empties, the threshold moves up by Δ, the far pile is
@@ -103,8 +109,9 @@ wastes, because the node's distance was not final yet.
 **Keys**: space plays and pauses, ← and → step one frame, Home goes to the first frame, Esc
 leaves presentation mode (the **Present** button beside the player: map, player and caption,
 large, in a loop).
-**Explore** (below the charts) sweeps Δ and the batch size for this query; **Take away**
-(left) exports the run; the page's link reopens this view.
+**Explore** (below the charts) sweeps Δ and the batch size for this query; **Settings**
+opens the graph, search B, speed, lessons, questions and **Take away** (exports of the run);
+the page's link reopens this view.
 """
 
 

@@ -37,7 +37,9 @@ COLORS = {
     "muted": "#666666",
 }
 _INDEX = {name: k for k, name in enumerate(COLORS)}
-_STATES = ((FAR, "far"), (NEAR, "near"), (SETTLED, "settled"))
+#: The states in the order they are painted: settled first, so that the frontier (near over
+#: far) is never hidden under it, as on the dashboard's map.
+_STATES = ((SETTLED, "settled"), (FAR, "far"), (NEAR, "near"))
 ATTRIBUTION = "Map data © OpenStreetMap contributors"
 #: Height of the caption band, in pixels.
 BAND = 66
