@@ -284,3 +284,42 @@ def test_map_image_has_the_frame_size_and_the_map_keeps_its_shape(town_map):
     assert (v.x0, v.x1, v.y0, v.y1) == (xr.start, xr.end, yr.start, yr.end)
     placed = {k: view._image.data[k][0] for k in ("x", "y", "w", "h")}
     assert placed == {"x": xr.start, "y": yr.start, "w": xr.end - xr.start, "h": y1 - y0}
+
+
+def test_datashader_is_warmed_once_on_one_background_thread(monkeypatch):
+    """Decision 0079: the served app starts Datashader's compilation as its first page
+    opens; a load that needs it meanwhile waits for that one, and none compiles twice."""
+    import threading
+
+    calls = []
+    started = threading.Event()
+    release = threading.Event()
+
+    class Tiny:
+        def __init__(self, *args, **kwargs):
+            calls.append("made")
+            started.set()
+            assert release.wait(10)
+
+        def set_viewport(self, _view):
+            pass
+
+        def image(self, _codes):
+            pass
+
+    monkeypatch.setattr(raster, "Rasterizer", Tiny)
+    monkeypatch.setattr(raster, "_warmed", threading.Event())
+    monkeypatch.setattr(raster, "_warm_thread", None)
+    raster.warm_up_in_background()
+    raster.warm_up_in_background()  # the second call starts nothing
+    assert started.wait(10)
+    thread = raster._warm_thread
+    assert thread is not None and thread.name == "frontier-warm-up" and thread.daemon
+    waiter = threading.Thread(target=raster.warm_up)  # a load's own call waits ...
+    waiter.start()
+    release.set()
+    waiter.join(10)
+    thread.join(10)
+    assert calls == ["made"] and raster._warmed.is_set()  # ... and compiles nothing again
+    raster.warm_up()
+    assert calls == ["made"]

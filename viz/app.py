@@ -30,6 +30,7 @@ from viz.links import LinkKeeper, lesson_of, open_link, tolerate_any_query
 from viz.loading import Loader, LoadProgress
 from viz.narration import Caption, Describe
 from viz.quiz import Quiz, QuizView
+from viz.raster import warm_up_in_background
 from viz.state import GraphChoice, Session
 from viz.takeaway import TakeawayView
 
@@ -174,6 +175,7 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
         styles={"flex": "1 1 360px"},
     )
     if served() is not None:
+        warm_up_in_background()  # Datashader compiled before a big map is first needed
         _when_loaded(session, loader, lessons)
         page_scripts()
     # The map's column first, the drawer on its right; on a phone the drawer wraps below.
