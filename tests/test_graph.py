@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine import from_arcs
+from engine.graphs.csr import unique
 
 from .graphs import property_settings
 
@@ -98,3 +99,18 @@ def test_from_arcs_keeps_the_lightest_arc_of_each_pair_rows_by_weight(n, m, max_
         row = sorted((w, h) for (t, h), w in lightest.items() if t == u)
         arcs = slice(g.indptr[u], g.indptr[u + 1])
         assert list(zip(g.weights[arcs].tolist(), g.indices[arcs].tolist(), strict=True)) == row
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.uint64])
+@pytest.mark.parametrize("size", [0, 1, 2, 7, 1000])
+def test_unique_is_numpys_in_one_sort(dtype, size):
+    values = np.random.default_rng(size).integers(0, 50, size).astype(dtype)
+    got = unique(values)
+    assert got.dtype == values.dtype
+    np.testing.assert_array_equal(got, np.unique(values))
+
+
+def test_unique_keeps_the_input():
+    values = np.array([3, 1, 3, 2])
+    unique(values)
+    np.testing.assert_array_equal(values, [3, 1, 3, 2])

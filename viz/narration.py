@@ -15,6 +15,7 @@ import numpy as np
 import panel as pn
 
 import engine
+from engine.graphs.csr import unique
 
 from . import style
 from ._page import held
@@ -117,7 +118,7 @@ def events(run: Run) -> np.ndarray:
     target = run.result.target
     if target is not None and rec.settled_at[target] >= 0:
         marks.append([rec.settled_at[target]])
-    return np.unique(np.concatenate(marks)).astype(np.int64)
+    return unique(np.concatenate(marks)).astype(np.int64)
 
 
 def last_event(run: Run, frame: int) -> int:

@@ -248,7 +248,6 @@ class Rasterizer:
         return np.maximum(top, self._roads, out=top)
 
 
-@functools.cache
 def warm_up() -> None:
     """Rasterise a tiny map once per process: Datashader compiles its code on first use
     (3.7 s on this project's 2-core machine), which a caller can so pay on a worker thread

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from engine import contraction
-from engine.graphs.csr import UNREACHABLE
+from engine.graphs.csr import UNREACHABLE, unique
 from engine.methods import SEGMENTS, Counters, RunSpec
 from engine.recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
 
@@ -113,7 +113,7 @@ class _CpuSearch:
         self.c.improving_relaxations += int(heads.size)
         if heads.size == 0:
             return _EMPTY
-        improved = np.unique(heads)
+        improved = unique(heads)
         if hi is not None:
             self.again += int(np.count_nonzero(self.dist[improved] < hi))
         if self.rec is not None:
@@ -194,10 +194,10 @@ class _CpuSearch:
     def live_unique(self, entries: np.ndarray, hi) -> np.ndarray:
         """One copy of each entry not settled yet, counting the dropped ones."""
         live = entries[self.dist[entries] >= hi]
-        unique = np.unique(live)
+        kept = unique(live)
         self.c.stale_dropped += int(entries.size - live.size)
-        self.c.duplicates_dropped += int(live.size - unique.size)
-        return unique
+        self.c.duplicates_dropped += int(live.size - kept.size)
+        return kept
 
     def next_bucket(self, hi) -> tuple[np.ndarray, object, object, bool]:
         """Bucketing's phase end: the next band is the store's next segment and the pile's
@@ -257,7 +257,7 @@ class _CpuSearch:
     def bucket_row(self, lo, hi) -> np.ndarray:
         bins = np.zeros(BUCKET_BINS, dtype=np.int64)
         bins[0] = self.neared - self.settled
-        pile = np.unique(self.pile_nodes())
+        pile = unique(self.pile_nodes())
         far = self.dist[pile]
         far = far[far >= hi].astype(np.int64)
         if far.size:

@@ -448,3 +448,19 @@ def load_npz(path) -> CSRGraph:
     """Read a graph written by `save_npz`."""
     with np.load(path, allow_pickle=False) as z:
         return graph_from_arrays(z)
+
+
+def unique(values: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of a 1-D array, as `numpy.unique` gives them, by one sort.
+
+    NumPy 2.4's `numpy.unique` takes 10–30 times as long (a hash table it builds first): 0.48
+    against 0.015 ms for 100 integers, 1.65 against 0.06 s for a 1M-node city's 3.5 M arc
+    keys (decisions/0080). The CPU twin calls it at every iteration.
+    """
+    ordered = np.sort(values, kind="stable") if values.ndim == 1 else np.sort(values.ravel())
+    if ordered.size < 2:
+        return ordered
+    keep = np.empty(ordered.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]

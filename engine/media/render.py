@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from engine._errors import ParameterError
-from engine.graphs.csr import CSRGraph
+from engine.graphs.csr import CSRGraph, unique
 from engine.methods import METHODS
 from engine.recording import FAR, NEAR, SETTLED
 from engine.search import SSSPResult
@@ -73,7 +73,7 @@ def road_segments(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray]:
     """The two end nodes of each road, one per pair of opposite arcs, loops left out."""
     tails, heads = graph.sources, graph.indices
     lo, hi = np.minimum(tails, heads), np.maximum(tails, heads)
-    keys = np.unique(lo.astype(np.int64) * graph.n_nodes + hi)
+    keys = unique(lo.astype(np.int64) * graph.n_nodes + hi)
     a, b = keys // graph.n_nodes, keys % graph.n_nodes
     keep = a != b
     return a[keep], b[keep]
