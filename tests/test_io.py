@@ -716,3 +716,62 @@ def test_shared_cities_one_way_rules_on_both_formats(tmp_path, city):
         a, b = (load_graph(p, network=network, cache=False) for p in (pbf, xml))
         assert np.array_equal(a.indices, b.indices) and np.array_equal(a.weights, b.weights)
         assert (_one_way_arcs(a) == 0) == (network == "walk"), network
+
+
+#: Texts a DIMACS or PACE reader sees, plain and not: each must be read, or refused with
+#: the same words, whether the line regex runs first or only when the plain check fails.
+PLAIN_OR_NOT = [
+    b"p sp 3 2\na 1 2 5\na 2 3 7\n",
+    b"p sp 3 2\n\na 1 2 5\n\na 2 3 7",
+    b"p sp 3 2\na 1 2 5\na\t2 3 7\n",
+    b"p sp 3 2\na 1 2 5\na  2 3 7\n",
+    b"p sp 3 2\na 1 2 5 9\na 2 3 7\n",
+    b"p sp 3 2\na 1 2 5\na 2 3 7 9\n",
+    b"p sp 3 2\na 1 2\na 2 3 7\n",
+    b"p sp 3 2\na1 2 5 9\na 2 3 7\n",
+    b"p sp 3 2\n1 1 2 5\na 2 3 7\n",
+    b"p sp 3 2\na 1 2 5\n2 3 7 1\n",
+    b"p sp 3 2\na 1 2 -5\na 2 3 7\n",
+    b"p sp 3 2\na -1 2 5\na 2 3 7\n",
+    b"p sp 3 2\na 1 2 5\nb 2 3 7\n",
+    b"p sp 3 2\na 1 a 5\na 2 3 7\n",
+    b"p sp 3 2\na 1 2 5 \na 2 3 7\n",
+    b"p sp 3 2\n a 1 2 5\na 2 3 7\n",
+    b"p sp 3 3\na 1 2 5\na 2 3 7\na\n",
+    b"p sp 3 2\na 1 2 99999999999999999999\na 2 3 7\n",
+    b"p tw 3 2\n1 2\n2 3\n",
+    b"p tw 3 2\n1 2 3\n2 3\n",
+    b"p tw 3 2\n1 2\n2\n",
+    b"p tw 3 2\n1 2\n2 3 1\n",
+    b"p tw 3 2\n1 2\na 2 3\n",
+]
+
+
+@pytest.mark.parametrize("text", PLAIN_OR_NOT)
+def test_the_plain_check_reads_and_refuses_as_the_line_regex(tmp_path, monkeypatch, text):
+    """Decision 0081: a plain text skips the line regex; the outcome is the same."""
+    from engine.graphs import dimacs
+
+    path = tmp_path / "g.gr"
+    path.write_bytes(text)
+
+    def outcome():
+        try:
+            g = dimacs.read_dimacs(path, coordinates=None)
+        except engine.FrontierError as exc:
+            return type(exc).__name__, str(exc)
+        return g.n_arcs, g.indptr.tolist(), g.indices.tolist(), g.weights.tolist()
+
+    fast = outcome()
+    monkeypatch.setattr(dimacs, "plain", lambda _body, _letter: None)
+    assert fast == outcome()
+
+
+def test_plain_texts_are_told_apart():
+    from engine.graphs.dimacs import plain
+
+    assert plain(b"\na 1 2 5\n\na 2 3 7\n", b"a") == (2, 6)
+    assert plain(b"1 2\n2 3", b"") == (0, 2)
+    for text in (b"a 1 2 -5\n", b"a\t1 2 5\n", b"a  1 2 5\n", b"a 1 2 5 \n", b" a 1 2 5\n",
+                 b"a 1 a 5\n", b"1 2 3 a\n", b"b 1 2 5\n", b"a 1 2 5\r\n"):  # fmt: skip
+        assert plain(text, b"a") is None, text
