@@ -239,12 +239,25 @@ def _colours(values: list[float], higher_is_better: bool) -> tuple[list[str], fl
     return colours, 10**lo, 10**hi
 
 
+def _done(study: Study, cells: dict) -> list[tuple]:
+    """The sweep's finished cells, in grid order."""
+    return [(spec, b) for spec, _ in study.deltas for b in study.batches if (spec, b) in cells]
+
+
+def fastest_cell(study: Study, cells: dict) -> tuple | None:
+    """The finished cell of the sweep with the least median time (None before any)."""
+    done = _done(study, cells)
+    return min(done, key=lambda k: cells[k]["time_ms"]) if done else None
+
+
 def fastest_words(study: Study, cells: dict, label: Callable) -> str:
     """The fastest cell by median time, its range, and how many other cells' ranges overlap
     it (those the study has not told apart from it)."""
-    done = [(spec, b) for spec, _ in study.deltas for b in study.batches if (spec, b) in cells]
-    best = min(done, key=lambda k: cells[k]["time_ms"])
+    best = fastest_cell(study, cells)
+    if best is None:
+        return ""
     c = cells[best]
+    done = _done(study, cells)
     ties = sum(1 for k in done if k != best and cells[k]["time_ms_lo"] <= c["time_ms_hi"])
     where = f"Δ {label(best[0], dict(study.deltas)[best[0]])}, batch {best[1]}"
     text = f"<b>Fastest:</b> {where}, {plots.spread_text(c, 'time_ms', '{:.3g} ms')}"
@@ -408,7 +421,7 @@ class ExploreView(Viewer):
         metric = self.explorer.metric
         grid = [(spec, d, b) for spec, d in study.deltas for b in study.batches]
         keys = [(spec, b) for spec, _, b in grid]
-        done = [k for k in keys if k in cells]
+        done = _done(study, cells)
         shades, low, high = _colours([cells[k][metric] for k in done], higher)
         colours = dict(zip(done, shades, strict=True))
         fill = [colours.get(k, PENDING) for k in keys]
@@ -422,13 +435,14 @@ class ExploreView(Viewer):
         self._scale.update(low=low, high=max(high, low * 1.001),
                            palette=Viridis256 if higher else Viridis256[::-1])  # fmt: skip
         self._bar.title = METRICS[metric][0]
-        if done and metric in SPEED_METRICS:
-            spec, b = min(done, key=lambda k: cells[k]["time_ms"])  # the fastest cell
+        best = fastest_cell(study, cells)
+        if best is not None and metric in SPEED_METRICS:
+            spec, b = best
             delta = dict(study.deltas)[spec]
             self._best.data = dict(batch=[str(b)], delta=[self._delta_label(spec, delta)])
         else:
             self._best.data = dict(batch=[], delta=[])
-        self.verdict.object = fastest_words(study, cells, self._delta_label) if done else ""
+        self.verdict.object = fastest_words(study, cells, self._delta_label)
 
     def _draw_ranks(self, study: Study, cells: dict, label: str) -> None:
         metric = self.explorer.metric

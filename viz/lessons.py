@@ -106,17 +106,16 @@ def _c(run) -> str:
 
 
 def _far(run, frame: int | None = None) -> int:
-    """The far set at ``frame``, or its largest over the run."""
-    if frame is not None:
-        return run.readout(frame)["far"]
-    return max(run.readout(k)["far"] for k in range(run.n_frames))
+    """The far set at ``frame``, or its largest over the run (the charts' far series)."""
+    far = run.chart_columns()["far"]
+    return int(far[run.clamp(frame)] if frame is not None else far.max())
 
 
 def _widest_gap(s: Session) -> int:
-    """The frame where A's and B's far sets differ most."""
-    a, b = _runs(s)
-    frames = range(min(a.n_frames, b.n_frames))
-    return max(frames, key=lambda k: abs(_far(a, k) - _far(b, k)))
+    """The frame where A's and B's far sets differ most (the first such)."""
+    a, b = (run.chart_columns()["far"] for run in _runs(s))
+    n = min(a.size, b.size)
+    return int(np.argmax(np.abs(a[:n] - b[:n])))
 
 
 _AUTO = {"method": "near_far", "batch_size": 64, **RunConfig.delta_values("auto")}
