@@ -208,12 +208,12 @@ def read_dimacs(
         msg = f"{path.name}: no 'p sp N M' or 'p tw N M' line; not a DIMACS or PACE file"
         raise GraphFormatError(msg)
     kind, n, m = _declared(header, path.name, max_nodes)
-    want = "'a U V W'" if kind == "sp" else "'U V'"
-    lines = _Lines(data, header, _BAD_LINE[kind], f"a comment or a {want} line", path.name)
+    want, letter, fields = ("'a U V W'", b"a", 4) if kind == "sp" else ("'U V'", b"", 2)
+    lines = _Lines(data, header, _BAD_LINE[kind], f"a comment or a {want} line", path.name,
+                   letter=letter, fields=fields)  # fmt: skip
     body = data[: header.start()] + data[header.end() :]
     bounds = f"node ids are at most {n:,} and weights at most {MAX_WEIGHT:,}"
-    letter, fields = (b"a", 4) if kind == "sp" else (b"", 2)
-    with lines.checked(body, letter, fields) as check:
+    with lines.checked(body) as check:
         table = _parse_table(body, [1, 2, 3] if kind == "sp" else [0, 1], path.name, bounds)
         check.count(len(table))
     if len(table) != m:
@@ -268,10 +268,10 @@ class _Lines:
     with the same words as before.
     """
 
-    def __init__(self, data: bytes, header: re.Match, bad_line: re.Pattern, want: str, name: str):
+    def __init__(self, data: bytes, header: re.Match, bad_line: re.Pattern, want: str, name: str,
+                 *, letter: bytes, fields: int):  # fmt: skip
         self.data, self.header, self.bad_line = data, header, bad_line
-        self.want, self.name = want, name
-        self.letter, self.fields = b"", 0
+        self.want, self.name, self.letter, self.fields = want, name, letter, fields
         self.plain: tuple[int, int] | None = None
 
     def refuse_bad_line(self) -> None:
@@ -286,11 +286,10 @@ class _Lines:
             raise GraphFormatError(msg)
 
     @contextlib.contextmanager
-    def checked(self, body: bytes, letter: bytes, fields: int):
+    def checked(self, body: bytes):
         """Check the lines of ``body`` around its parse (see the class); the parse calls
         `count` with its rows."""
-        self.letter, self.fields = letter, fields
-        self.plain = plain(body, letter)
+        self.plain = plain(body, self.letter)
         if self.plain is None:
             self.refuse_bad_line()
         try:
@@ -384,10 +383,11 @@ def read_coordinates(
     if count != n:
         msg = f"{path.name} has coordinates for {count:,} nodes but the graph has {n:,}"
         raise GraphFormatError(msg)
-    lines = _Lines(data, header, _CO_BAD_LINE, "a comment or a 'v ID X Y' line", path.name)
+    lines = _Lines(data, header, _CO_BAD_LINE, "a comment or a 'v ID X Y' line", path.name,
+                   letter=b"v", fields=4)  # fmt: skip
     bounds = f"node ids are at most {n:,} and coordinates millionths of a degree (±180,000,000)"
     body = data[: header.start()] + data[header.end() :]
-    with lines.checked(body, b"v", 4) as check:
+    with lines.checked(body) as check:
         table = _parse_table(body, [1, 2, 3], path.name, bounds)
         check.count(len(table))
     ids = table[:, 0]
