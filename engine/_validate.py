@@ -23,13 +23,6 @@ def method(name: str) -> Method:
         raise ParameterError(msg) from None
 
 
-def recordable(m: Method) -> None:
-    """Refuse to record a method that has no iterations."""
-    if m.asynchronous:  # SciPy's Dijkstra takes record=True and records nothing
-        msg = f"{m.name} has no iterations to record; record near_far instead"
-        raise ParameterError(msg)
-
-
 def backend(name: str) -> str:
     """Return ``name`` if it is a known backend."""
     if name not in BACKENDS:

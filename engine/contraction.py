@@ -463,3 +463,16 @@ def sweep(c: Contraction, dist: np.ndarray) -> None:
         value = np.where(reached, dist[tails] + c.down_weights[arcs].astype(np.int64), UNREACHABLE)
         heads = np.repeat(c.order[lo:hi], np.diff(c.down_indptr[lo : hi + 1]))
         np.minimum.at(dist, heads, value)
+
+
+def sweep_steps(c: Contraction) -> np.ndarray:
+    """Each node's step in `sweep` (its round of contraction, the last one first), -1 for
+    a core node (``int32``)."""
+    step = np.full(c.round_of.size, -1, dtype=np.int32)
+    step[c.order] = np.repeat(np.arange(c.n_rounds, dtype=np.int32), np.diff(c.round_starts))
+    return step
+
+
+def sweep_sizes(c: Contraction) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes and the arcs down of each step of `sweep`."""
+    return np.diff(c.round_starts), np.diff(c.down_indptr[c.round_starts])

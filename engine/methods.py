@@ -34,7 +34,7 @@ class Method:
         False for the SciPy reference, which has no iterations or snapshots.
     asynchronous : bool
         On the GPU the near set is relaxed without a barrier per iteration, so the search has
-        no iterations to record or batch (the CPU runs the synchronous twin).
+        no iterations to batch, and is recorded by phase (the CPU runs the synchronous twin).
     contracted : bool
         The search runs on the graph's contraction core and a sweep finishes it
         (`engine.contraction`).
@@ -62,9 +62,15 @@ class Method:
 
     @property
     def recordable(self) -> bool:
-        """Whether a search has iterations to record and draw frame by frame (SciPy's
-        Dijkstra takes ``record=True`` and records nothing)."""
-        return self.iterative and not self.asynchronous
+        """Whether a search can be recorded and drawn frame by frame: by iteration, or by
+        phase for the asynchronous methods (`recorded_by_phase`). SciPy's Dijkstra takes
+        ``record=True`` and records nothing."""
+        return self.iterative
+
+    @property
+    def recorded_by_phase(self) -> bool:
+        """Whether its frames are phase ends rather than iterations (`engine.recording`)."""
+        return self.asynchronous
 
     @property
     def has_buckets(self) -> bool:
@@ -98,7 +104,7 @@ METHODS: dict[str, Method] = {
             light_heavy=False,
             iterative=True,
             summary="Near-Far whose near set is relaxed from work rings in each GPU block, "
-            "with no barrier per iteration (ADDS-style); cannot be recorded",
+            "with no barrier per iteration (ADDS-style); recorded phase by phase",
             asynchronous=True,
             batched=True,
         ),
@@ -110,7 +116,8 @@ METHODS: dict[str, Method] = {
             iterative=True,
             summary="asynchronous Near-Far on a core left by contracting nodes of few "
             "neighbours (shortcuts, where no witness path is as short, keep its distances), "
-            "then one sweep down over the contracted nodes; cannot be recorded",
+            "then one sweep down over the contracted nodes; recorded phase by phase, then "
+            "step by step of the sweep",
             asynchronous=True,
             contracted=True,
         ),

@@ -11,6 +11,16 @@ Frame 0 is the state before the first iteration (the source near); frame ``i`` i
 after iteration ``i``'s advance and filter, including the phase change that iteration ended
 with. In the last frame every reachable node is settled (a point-to-point query stops
 earlier, once its target is settled).
+
+The asynchronous methods have no iterations: their near set is relaxed without a barrier
+between one relaxation and the next. They are recorded *by phase* (`by_phase`): frame ``k``
+is the state at the end of phase ``k``. Every node below the phase's threshold is settled
+then; the near set shown is the next band, the reached nodes whose distance falls in it; the
+far pile the other reached nodes. ``near_far_core`` adds the sweep: after the search of its
+core, a frame per sweep step, in which the nodes it contracted in that round become near
+(their distance found), settled in the next frame. The node stamps then follow from the
+distances, the phases' thresholds and the phase in which each node was first reached
+(`phase_stamps`), on the GPU as on the CPU.
 """
 
 from __future__ import annotations
@@ -50,6 +60,13 @@ FRAME_FIELDS = (
     "last_waste",  # its re-improvements of near nodes (the adaptive Δ rule's input)
 )
 _F = {name: k for k, name in enumerate(FRAME_FIELDS)}
+
+#: What a recording by phase keeps of each phase, in order: the band it worked (``lo``,
+#: ``hi``, ``delta``), the near entries it relaxed, the far-pile entries left after its end
+#: (duplicates included), the arcs relaxed and improving relaxations so far, and its
+#: re-improvements of near nodes.
+PHASE_FIELDS = ("lo", "hi", "delta", "entries", "far_pile", "edges", "improving", "waste")
+_P = {name: k for k, name in enumerate(PHASE_FIELDS)}
 
 
 def frame_threshold(value: int) -> int:
@@ -165,6 +182,10 @@ class Recording:
         self._cache: tuple[np.ndarray, np.ndarray | None] | None = None
         self._log = np.zeros(0, dtype=np.int32)
         self._slots: np.ndarray | None = None
+        #: whether a frame is a phase's end rather than an iteration (`fill_by_phase`)
+        self.by_phase = False
+        #: the first frame of ``near_far_core``'s sweep (None: no sweep)
+        self.sweep_from: int | None = None
 
     reached_at = _stamp(0, "The frame at which each node was reached (-1: never).")
     near_at = _stamp(1, "The frame at which each node became near (-1: never).")
@@ -312,3 +333,141 @@ class Recording:
         if self.buckets is not None:
             total += self.buckets.nbytes
         return int(total)
+
+
+def phase_stamps(
+    dist: np.ndarray,
+    reached_phase: np.ndarray,
+    his: np.ndarray,
+    *,
+    done: bool,
+    source: int,
+    sweep_step: np.ndarray | None = None,
+) -> np.ndarray:
+    """The ``(3, n)`` ``int32`` stamps of a recording by phase (the NumPy twin of kernel
+    ``phase_stamps``).
+
+    Parameters
+    ----------
+    dist : numpy.ndarray
+        The search's ``int64`` distances, `UNREACHABLE` where unreached.
+    reached_phase : numpy.ndarray
+        The phase (from 1) in which each node was first reached, 0 for the source, -1 never.
+    his : numpy.ndarray
+        Each phase's threshold, ascending: phase ``k`` settles the nodes below ``his[k-1]``.
+    done : bool
+        Whether the search ran to its end (else it stopped once its target settled).
+    source : int
+    sweep_step : numpy.ndarray, optional
+        ``near_far_core``: the step of its sweep that gives each contracted node its
+        distance (-1 for a core node).
+
+    The frame of a node's settling is its phase; it is near from the end of the phase
+    before (the next band), once reached. A contracted node (not the source) is reached
+    at the frame of its sweep step; where its distance is final (the search ran to its end,
+    or stopped above that distance) it is near then and settled at the next frame.
+    """
+    phases = his.size
+    reached = dist != UNREACHABLE
+    band = np.searchsorted(his, dist, side="right") + 1
+    settled = reached & (band <= phases)
+    stamps = np.full((3, dist.size), -1, dtype=np.int32)
+    stamps[2] = np.where(settled, band, -1)
+    stamps[0] = np.where(settled, np.minimum(reached_phase, band), reached_phase)
+    stamps[1] = np.where(settled, np.maximum(stamps[0], band - 1), -1)
+    if sweep_step is not None:
+        swept = (sweep_step >= 0) & reached
+        swept[source] = False
+        at = phases + 1 + sweep_step[swept]
+        final = done | (dist[swept] < his[-1])
+        stamps[0, swept] = at
+        stamps[1, swept] = np.where(final, at, -1)
+        stamps[2, swept] = np.where(final, at + 1, -1)
+    return stamps
+
+
+def stamp_counts(stamps: np.ndarray, frames: int) -> np.ndarray:
+    """``(3, frames)``: how many nodes carry each frame in each row of ``stamps``."""
+    return np.stack([np.bincount(row[row >= 0], minlength=frames) for row in stamps])
+
+
+def frame_count(phases: int, sweep_steps: int | None) -> int:
+    """Frames of a recording by phase: the start, each phase's end, and with a sweep one
+    per step and its end."""
+    return phases + 1 + (0 if sweep_steps is None else sweep_steps + 1)
+
+
+def fill_by_phase(
+    rec: Recording,
+    phases: np.ndarray,
+    counts: np.ndarray,
+    *,
+    sweep: tuple[np.ndarray, np.ndarray] | None = None,
+) -> None:
+    """Give ``rec``, whose stamps are set, one frame per phase end (and sweep step).
+
+    Parameters
+    ----------
+    rec : Recording
+    phases : numpy.ndarray
+        ``(phases, len(PHASE_FIELDS))`` ``int64``: what each phase did.
+    counts : numpy.ndarray
+        ``(3, frames)``: the nodes whose reached, near and settled stamp is each frame
+        (`stamp_counts`).
+    sweep : tuple of numpy.ndarray, optional
+        ``near_far_core``: the nodes and the arcs down of each sweep step.
+    """
+    n_phases = len(phases)
+    frames = frame_count(n_phases, None if sweep is None else len(sweep[0]))
+    rows = np.zeros((frames, len(FRAME_FIELDS)), dtype=np.int64)
+    col = lambda name: rows[:, _F[name]]  # noqa: E731
+    col("iteration")[:] = np.arange(frames)
+    col("phase")[:] = np.minimum(np.arange(frames) + 1, n_phases)
+    last = phases[-1]
+    for name in ("lo", "hi", "delta"):
+        col(name)[:n_phases] = phases[:, _P[name]]
+    col("lo")[n_phases:] = col("hi")[n_phases:] = last[_P["hi"]]
+    col("delta")[n_phases:] = last[_P["delta"]]
+    ended = slice(1, n_phases + 1)
+    for frame_name, phase_name in (
+        ("frontier", "entries"), ("far_pile", "far_pile"), ("edges_relaxed", "edges"),
+        ("improving", "improving"), ("last_entries", "entries"), ("last_waste", "waste"),
+    ):  # fmt: skip
+        col(frame_name)[ended] = phases[:, _P[phase_name]]
+    for name in ("improving", "last_entries", "last_waste"):
+        col(name)[n_phases + 1 :] = col(name)[n_phases]
+    if sweep is not None:
+        nodes, arcs = sweep
+        swept = slice(n_phases + 1, frames)
+        col("frontier")[n_phases + 1 : frames - 1] = nodes
+        col("edges_relaxed")[swept] = last[_P["edges"]] + np.cumsum(np.append(arcs, 0))
+        rec.sweep_from = n_phases + 1
+    rows[:, _F["reached"] : _F["settled"] + 1] = np.cumsum(counts[:, :frames], axis=1).T
+    rec.append(rows)
+    rec.by_phase = True
+
+
+def phases_of(rec: Recording) -> tuple[np.ndarray, np.ndarray]:
+    """A recording by iteration as a recording by phase would have it: what each phase did
+    (`PHASE_FIELDS`) and the phase in which each node was first reached (0 for the source,
+    -1 for never). The CPU records the asynchronous methods so, from their synchronous
+    twin."""
+    frames = rec.frames
+    phase = frames[:, _F["phase"]]
+    last = len(frames) - 1
+    # the frames of phase changes, and the last (the search's end changes no phase)
+    ends = np.append(np.flatnonzero(np.diff(phase)) + 1, last)
+    begins = np.append(0, ends[:-1])  # the frame whose row holds each band
+    table = np.zeros((ends.size, len(PHASE_FIELDS)), dtype=np.int64)
+    for name in ("lo", "hi", "delta"):
+        table[:, _P[name]] = frames[begins, _F[name]]
+    done_entries = np.cumsum(frames[:, _F["frontier"]])[ends]
+    table[:, _P["entries"]] = np.diff(np.append(0, done_entries))
+    for phase_name, frame_name in (
+        ("far_pile", "far_pile"), ("edges", "edges_relaxed"), ("improving", "improving"),
+        ("waste", "last_waste"),
+    ):  # fmt: skip
+        table[:, _P[phase_name]] = frames[ends, _F[frame_name]]
+    at = rec.reached_at
+    reached_phase = np.where(at > 0, phase[np.maximum(at, 1) - 1], at).astype(np.int32)
+    return table, reached_phase

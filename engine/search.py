@@ -211,12 +211,13 @@ def sssp(
         CSR index of the source (``graph.index_of(node_id)`` maps ids).
     method : str
         A key of `engine.METHODS`: ``near_far``, ``near_far_async`` (the GPU relaxes the
-        near set without a barrier per iteration; not recordable), ``near_far_core``
+        near set without a barrier per iteration; recorded by phase), ``near_far_core``
         (``near_far_async`` on the graph's contraction core, then a sweep over the
         contracted nodes, `engine.contraction`; the core is made once per graph, and kept in
         the cache folder for large graphs, `engine.contraction.core_of`; Δ and its heuristic
-        are the core's; not recordable), ``delta_stepping``, ``bucketing`` (far nodes sorted
-        into buckets of width Δ), ``bellman_ford`` or ``dijkstra``.
+        are the core's; recorded by phase, then by sweep step), ``delta_stepping``,
+        ``bucketing`` (far nodes sorted into buckets of width Δ), ``bellman_ford`` or
+        ``dijkstra``.
     backend : str
         ``cpu`` (NumPy), ``gpu`` (CUDA kernels through CuPy) or ``auto`` (the GPU when one is
         usable and the graph has at least `AUTO_GPU_MIN_NODES` nodes).
@@ -231,8 +232,9 @@ def sssp(
         Stop once this node's distance is final (``near_far_core``: once the core search
         settles it; a contracted node is final only after the whole search and sweep).
     record : bool or callable
-        Keep a `Recording` of every iteration; a callable also receives each `Snapshot` while
-        the search runs.
+        Keep a `Recording` of every iteration (of every phase for the asynchronous methods,
+        `engine.recording`); a callable also receives each `Snapshot` while the search runs
+        (at its end, for a recording by phase).
 
     Returns
     -------
@@ -249,8 +251,6 @@ def sssp(
     if not (isinstance(record, bool) or callable(record)):
         msg = f"record must be True, False or a callable, got {record!r}"
         raise ParameterError(msg)
-    if record:
-        _validate.recordable(m)
     searched, core, search_target, setup_s = graph, None, target, 0.0
     if m.contracted:
         start = time.perf_counter()

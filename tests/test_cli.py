@@ -93,13 +93,13 @@ def test_solve_on_the_contraction_core(tmp_path, capsys):
         assert z["dist"].tolist() == sssp(g, 0, method="dijkstra").distances.tolist()
 
 
-def test_bench_refuses_to_record_near_far_core_before_contracting(tmp_path, capsys):
+def test_bench_records_near_far_core(tmp_path, capsys):
     path = tmp_path / "grid.gr"
     _grid_file(path)
-    assert main(["bench", str(path), "--methods", "near_far_core", "--record"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("frontier: error: near_far_core has no iterations to record")
-    assert err.count("\n") == 1  # no line of contraction before it
+    args = ["bench", str(path), "--methods", "near_far_core", "--record", "--backend", "cpu"]
+    assert main([*args, "--json", "--sources", "2"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["record"] and row["identical"] and row["method"] == "near_far_core"
 
 
 def test_a_later_run_reads_the_contraction_core_from_the_cache(tmp_path, capsys, monkeypatch):
@@ -200,7 +200,7 @@ def test_info_says_whether_coordinates_were_found(capsys, tmp_path):
         (["bench", "helsinki", "--out", "/tmp/rows.txt"], "must end in .json"),
         (["bogus"], "invalid choice: 'bogus'"),
         (["animate", "helsinki", "--method", "dijkstra", "--out", "/tmp/a.gif"], "no iterations"),
-        (["frame", "helsinki", "--method", "near_far_core", "--out", "/tmp/f.png"], "to draw"),
+        (["frame", "helsinki", "--method", "dijkstra", "--out", "/tmp/f.png"], "to draw"),
         # issue 14: an adaptive Δ
         (["solve", "helsinki", "--method", "bellman_ford", "--delta", "adaptive"], "no buckets"),
         (["solve", "helsinki", "--delta", "adaptive:9-1"], "1 ≤ low ≤ high"),

@@ -221,12 +221,6 @@ def test_a_graph_too_large_to_contract_here_is_refused(monkeypatch):
     assert np.array_equal(sssp(g, 0, method="near_far_core").distances, _reference(g, 0))
 
 
-def test_near_far_core_cannot_be_recorded():
-    g = path_graph(5, 1)
-    with pytest.raises(engine.ParameterError, match="near_far_core has no iterations"):
-        sssp(g, 0, method="near_far_core", backend="cpu", record=True)
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize(("capacity", "batch"), [(1, 16), (1, 4), (8192, 64)])
 def test_gpu_sweep_follows_the_search_however_it_ends(capacity, batch):

@@ -118,6 +118,22 @@ def test_replay_reopens_to_identical_frames(run, tmp_path):
     np.testing.assert_array_equal(back.graph.node_ids, run.graph.node_ids)
 
 
+@pytest.mark.parametrize("method", ["near_far_async", "near_far_core"])
+def test_a_recording_by_phase_exports_and_reopens(method, tmp_path):
+    """Issue 54: the fastest methods' recordings go to a GIF a frame a phase (and a sweep
+    step), and a replay reopens them by phase, the sweep where it began."""
+    g = engine.load_graph("helsinki")
+    r = engine.sssp(g, g.index_of(HELSINKI_SOURCE), method=method, record=True)
+    gif = export.export(r, tmp_path / "run.gif")
+    assert Image.open(gif).n_frames == len(r.recording)
+    back, _ = replay.load(export.export(r, tmp_path / "run.frontier.npz"))
+    rec = back.recording
+    assert rec.by_phase and rec.sweep_from == r.recording.sweep_from
+    assert (rec.sweep_from is not None) == (method == "near_far_core")
+    np.testing.assert_array_equal(rec.frames, r.recording.frames)
+    np.testing.assert_array_equal(rec.stamps, r.recording.stamps)
+
+
 def test_an_adaptive_replay_keeps_its_rule_and_an_older_layout_still_opens(tmp_path):
     g = engine.load_graph("helsinki")
     rule = AdaptiveDelta(100, 10**6, 5000, phase_cost=300)
@@ -182,7 +198,8 @@ def _edited(good, path, *, run=None, **arrays):
         ([1, 2], {}, "its run is no record"),
         ({"counters": {"iterations": 3, "warp": 1}}, {}, "counters ['warp']"),
         ({"method": "astar"}, {}, "'astar' is not a recordable method"),
-        ({"method": "near_far_async"}, {}, "not a recordable method"),
+        ({"method": "dijkstra"}, {}, "not a recordable method"),
+        ({"sweep_from": 3}, {}, "its sweep_from is 3"),
         ({"source": 10**9}, {}, "its source 1000000000 is not a node"),
         ({"source": -7}, {}, "its source -7 is not a node"),
         ({"target": "x"}, {}, "its target is 'x'"),

@@ -1,6 +1,8 @@
 """The recording's derived views: bucket sizes by bucket index over the search; a GPU
-recording's rows and settled stamps, made from what the search kernels write."""
+recording's rows and settled stamps, made from what the search kernels write; the
+asynchronous methods recorded by phase (and the core's sweep by step)."""
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -238,3 +240,145 @@ def test_gpu_sums_bucket_rows_batch_after_batch():
         assert (table[len(batch) :] == 7).all()
         np.testing.assert_array_equal(sizes.get(), expected[-1])
         before = expected[-1]
+
+
+# -- recorded by phase: near_far_async and near_far_core (issue 54) ---------------------------
+
+
+def _phase_graphs():
+    rng = np.random.default_rng(54)
+    return [grid_graph(25, 25, seed=4), random_graph(rng, 3_000, 9_000, max_weight=50)]
+
+
+def _check_by_phase(graph, r):
+    """A recording by phase against its run: the states only move forward; while the search
+    runs, frame k's settled nodes are exactly those of distance below its ``lo`` (Near-Far
+    settles a band at each phase end; every node below the band it begins is final), its
+    near ones the reached nodes of the band it begins; the sweep then gives each contracted
+    node its distance, one step a frame; at the end the settled nodes are those whose
+    distances are final, and those equal SciPy's."""
+    from engine.contraction import core_of, sweep_steps
+
+    rec = r.recording
+    ref = engine.sssp(graph, r.source, method="dijkstra").distances
+    final = ref < r.settled_below
+    assert rec.by_phase and np.array_equal(r.distances[final], ref[final])
+    searched = np.ones(graph.n_nodes, dtype=bool)
+    steps = None
+    if r.method == "near_far_core":
+        c = core_of(graph)
+        steps = sweep_steps(c)
+        searched = (c.round_of < 0) | (np.arange(graph.n_nodes) == r.source)
+        assert rec.sweep_from == r.counters.phases + 1 == len(rec) - c.n_rounds - 1
+    else:
+        assert rec.sweep_from is None and len(rec) == r.counters.phases + 1
+    col = {name: rec.column(name) for name in FRAME_FIELDS}
+    before = np.zeros(graph.n_nodes, dtype=np.uint8)
+    for k in range(len(rec)):
+        states = rec.states(k)
+        assert (states >= before).all(), k
+        before = states
+        counts = np.bincount(states, minlength=4)
+        assert counts[3] == col["settled"][k] and counts[1:].sum() == col["reached"][k]
+        if rec.sweep_from is None or k < rec.sweep_from:
+            lo, hi = col["lo"][k], col["hi"][k]
+            settled = states[searched] == engine.recording.SETTLED
+            assert np.array_equal(settled, r.distances[searched] < lo), k
+            near = states[searched] == engine.recording.NEAR
+            band = (r.distances[searched] >= lo) & (r.distances[searched] < hi)
+            assert not (near & ~band).any(), k
+        else:
+            step = k - rec.sweep_from  # its nodes are near (found), the last step's settled
+            found = (steps == step) & ~searched & final
+            assert (states[found] == engine.recording.NEAR).all(), k
+            assert (states[(steps >= 0) & (steps < step) & ~searched & final] == 3).all(), k
+    assert np.array_equal(before == engine.recording.SETTLED, final)
+    assert col["edges_relaxed"][-1] == r.counters.edges_relaxed
+
+
+@pytest.mark.parametrize("method", ["near_far_async", "near_far_core"])
+@pytest.mark.parametrize("target", [None, 300])
+def test_the_fastest_methods_are_recorded_by_phase(backend, method, target):
+    for g in _phase_graphs():
+        for delta in (g.auto_delta(), "adaptive", 3):
+            r = engine.sssp(g, 0, method=method, backend=backend, delta=delta, record=True,
+                            target=target)  # fmt: skip
+            _check_by_phase(g, r)
+            plain = engine.sssp(g, 0, method=method, backend=backend, delta=delta, target=target)
+            assert np.array_equal(plain.distances, r.distances)
+
+
+#: The frame columns a recording by phase has alike on both backends (the GPU relaxes and
+#: piles up otherwise within a phase).
+_SAME = ("iteration", "phase", "lo", "hi", "delta", "reached", "neared", "settled")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("method", ["near_far_async", "near_far_core"])
+def test_a_recording_by_phase_is_the_same_on_the_gpu_as_on_the_cpu(method):
+    # With a fixed Δ both backends end the same phases at the same thresholds, and a node is
+    # first reached in the phase that first relaxes one of its in-neighbours, whatever the
+    # order inside the phase: the stamps are equal, and so are the frames' bands and counts.
+    for g in _phase_graphs():
+        runs = [
+            engine.sssp(g, 7, method=method, backend=b, delta=g.auto_delta() * 2, record=True)
+            for b in ("cpu", "gpu")
+        ]
+        cpu, gpu = (r.recording for r in runs)
+        assert np.array_equal(cpu.stamps, gpu.stamps)
+        for name in _SAME:
+            assert np.array_equal(cpu.column(name), gpu.column(name)), name
+
+
+@pytest.mark.gpu
+def test_a_recorded_search_that_would_hand_over_is_recorded_by_its_twin():
+    from engine.backends import gpu as _gpu
+    from engine.backends.gpu_kernels import clusters_available
+
+    if not clusters_available():
+        pytest.skip("needs a GPU of compute capability 9.0 or later")
+    g = random_graph(np.random.default_rng(3), 20_000, 80_000, max_weight=100)
+    cpu = engine.sssp(g, 0, method="near_far_async", backend="cpu", delta=10**6, record=True)
+    spec = dataclasses.replace(_spec_of(cpu), recording=_pinned_recording(g))
+    _gpu.prepare(g, spec)
+    dist, counters, _ = _gpu.run(spec, ring_capacity=1, stage_capacity=1, held_capacity=0)
+    assert counters.iterations > 0  # the synchronous twin ran
+    assert np.array_equal(dist, cpu.distances)
+    assert np.array_equal(spec.recording.stamps, cpu.recording.stamps)
+    for name in _SAME:
+        assert np.array_equal(spec.recording.column(name), cpu.recording.column(name)), name
+
+
+def _spec_of(result):
+    from engine.methods import METHODS, RunSpec
+
+    g = result.graph
+    return RunSpec(g, result.source, METHODS[result.method], result.delta, 16, None,
+                   g.distance_dtype(), None)  # fmt: skip
+
+
+def _pinned_recording(graph):
+    from engine.backends import device
+
+    n = graph.n_nodes
+    stamps = device.pinned_empty(3 * n, np.int32).reshape(3, n)
+    return engine.recording.Recording(n, delta=10**6, with_buckets=False, stamps=stamps)
+
+
+def test_phase_stamps_read_a_node_s_phase_from_its_distance():
+    # Three phases below 10, 20 and 30; node 3 was reached in phase 2 but lies beyond the
+    # last threshold (the search stopped at its target); node 4 is unreached. Nodes 5 and 6
+    # are contracted, found by sweep steps 0 and 1; node 6's distance is above the last
+    # threshold and the search stopped early, so it is found but not final.
+    from engine.recording import phase_stamps
+
+    dist = np.array([0, 12, 25, 31, engine.UNREACHABLE, 18, 40])
+    reached = np.array([0, 1, 1, 2, -1, -1, -1], dtype=np.int32)
+    steps = np.array([-1, -1, -1, -1, -1, 0, 1], dtype=np.int32)
+    stamps = phase_stamps(dist, reached, np.array([10, 20, 30]), done=False, source=0,
+                          sweep_step=steps)  # fmt: skip
+    assert stamps.tolist() == [
+        [0, 1, 1, 2, -1, 4, 5],  # reached
+        [0, 1, 2, -1, -1, 4, -1],  # near: the phase before its own, once reached
+        [1, 2, 3, -1, -1, 5, -1],  # settled: its phase; a swept node the frame after
+    ]

@@ -209,12 +209,6 @@ def test_near_far_async_target_settles_early(backend):
     assert final[41] and np.array_equal(r.distances[final], ref[final])
 
 
-def test_near_far_async_cannot_be_recorded():
-    g = grid_graph(5, 5)
-    with pytest.raises(engine.ParameterError, match="no iterations to record"):
-        sssp(g, 0, method="near_far_async", backend="cpu", record=True)
-
-
 def test_batch_changes_syncs_not_answers(backend):
     g = grid_graph(20, 20, seed=1)
     runs = [sssp(g, 0, backend=backend, delta=50, batch_size=b) for b in BATCHES]
@@ -409,13 +403,12 @@ def test_the_registry_answers_which_methods_can_record():
     from engine.methods import METHODS, names
 
     g = engine.from_arcs(3, [0, 1], [1, 2], [1, 2])
-    assert names(recordable=True) == ("near_far", "delta_stepping", "bucketing", "bellman_ford")
+    assert names(recordable=True) == names(iterative=True)
+    assert names(recorded_by_phase=True) == ("near_far_async", "near_far_core")
     assert names(batched=True) == ("near_far", "near_far_async")
     assert set(names()) == set(METHODS)
     for name in METHODS:
-        if name in names(asynchronous=True):
-            with pytest.raises(engine.ParameterError):
-                sssp(g, 0, method=name, backend="cpu", record=True)
-            continue
         recording = sssp(g, 0, method=name, backend="cpu", record=True).recording
         assert (recording is not None) == (name in names(recordable=True)), name
+        if recording is not None:
+            assert recording.by_phase == METHODS[name].recorded_by_phase

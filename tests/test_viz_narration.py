@@ -52,6 +52,45 @@ def test_bucketing_says_where_the_next_bucket_comes_from():
     assert "sorted far nodes" not in caption(_run("near_far", 5), 2)
 
 
+def test_the_fastest_methods_are_told_phase_by_phase_and_step_by_step(session):
+    """Issue 54: a recording by phase is told a phase's end at a time, and the core's sweep
+    a step at a time, with what the asynchronous phase and the sweep do differently; the
+    readouts count phases ended, and the charts say what a frame is."""
+    from viz.charts import ChartsView, Readouts
+
+    session.configs[0].method = "near_far_async"
+    run = session.runs[0]
+    rec = run.result.recording
+    assert rec.by_phase and run.step_noun == "phase end"
+    assert caption(run, 0).endswith(
+        "Each step is a whole phase: this search has no iterations to show."
+    )
+    first = caption(run, 1)
+    assert first.startswith("Phase 1 ends:") and "synchronous twin ran the same phase" in first
+    assert "The threshold rises to" in first and "in the far pile" in first
+    assert caption(run, len(rec) - 1).endswith(": it stops.")  # the page's query has a target
+    assert "Phases ended" in Readouts(session).__panel__().object
+    assert ChartsView(session)._sets.title.text.endswith("per phase end")
+    session.configs[0].method = "near_far_core"
+    run = session.runs[0]
+    rec = run.result.recording
+    assert caption(run, rec.sweep_from - 1).endswith(
+        ("The core is done; the contracted nodes wait for the sweep, which gives each its "
+         "distance from the nodes it was contracted between.",
+         "the core's search stops; the sweep follows.")
+    )  # fmt: skip
+    sweep = caption(run, rec.sweep_from)
+    assert sweep.startswith(f"Sweep step 1 of {len(rec) - 1 - rec.sweep_from}: the ")
+    assert "no queue and no threshold" in sweep
+    assert caption(run, len(rec) - 1).startswith("Done: the sweep gave every contracted node")
+    assert run.readout(len(rec) - 1)["iteration"] == rec.sweep_from - 1  # phases ended
+    # every phase's end, the sweep's first step, the target settling (here in the sweep)
+    # and the end
+    target = int(rec.settled_at[run.result.target])
+    expected = sorted({*range(rec.sweep_from + 1), target, len(rec) - 1})
+    assert narration.events(run).tolist() == expected
+
+
 def test_bellman_ford_and_dijkstra(session):
     run = _run("bellman_ford", None)
     assert "Bellman-Ford has no threshold" in caption(run, 1)

@@ -85,3 +85,19 @@ def test_right_wrong_and_a_question_of_another_run(session):
     assert quiz.check(quiz.question.answer) is None and quiz.asked == 2
     assert "earlier search" in quiz.feedback and quiz.question.run is session.runs[0]
     assert session.notice == quiz.feedback  # a notification too
+
+
+@pytest.mark.parametrize("method", ["near_far_async", "near_far_core"])
+def test_a_search_recorded_by_phase_asks_about_the_next_phase_end(method):
+    """Issue 54: the questions speak of phase ends, and none asks whether a node is near or
+    far across the core's sweep (a sweep step finds distances; no threshold decides)."""
+    r = engine.sssp(grid_graph(20, 20, seed=2), 0, method=method, delta=200, record=True)
+    run = Run(Settings(method, 200, 64, "cpu"), r, Reference(0.0, 0, None), np.zeros(0), {})
+    rec = r.recording
+    asked = [ask(run, frame, k) for frame in range(len(rec)) for k in range(3)]
+    near_or_far = [q for q in asked if q is not None and q.kind == "near-or-far"]
+    assert near_or_far and all("next phase end" in q.text for q in near_or_far)
+    assert all(q.frame + 1 < (rec.sweep_from or len(rec)) for q in near_or_far)
+    for q in near_or_far:
+        after = rec.states(q.frame + 1)[q.marked[0]]
+        assert q.answer == (0 if after == NEAR else 1)

@@ -102,6 +102,13 @@ frames. **Δ-stepping** uses buckets of width Δ and relaxes heavy arcs once per
 **Bucketing** keeps the far nodes sorted into buckets of width Δ, so each phase takes the next
 bucket instead of compacting the whole far pile; **Bellman-Ford** has no threshold at all.
 
+**Near-Far, asynchronous** relaxes each near node as soon as it is reached, from work rings
+in every GPU block, with no barrier between iterations: it has no iterations to show, so each
+frame is a phase's end (the next band near, the far pile beyond it). **Near-Far on the
+contraction core** first contracts the nodes of few neighbours into shortcuts, searches the
+*core* left, then sweeps the contracted nodes, last contracted first: its last frames are the
+sweep's steps, each giving one round's nodes their distance with no queue and no threshold.
+
 **Wasted work** colours each node by how many times its arcs have been relaxed so far:
 once is what Dijkstra does; every further time (yellow, orange, red) is work a wide Δ
 wastes, because the node's distance was not final yet.

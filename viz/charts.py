@@ -82,7 +82,11 @@ class Readouts(RunView):
         if run is None:
             return
         values = run.readout(self.session.frame)
-        items = [f'{label} <b class="{css}">{values[key]}</b>' for key, label, css in _READOUTS]
+        labels = {"iteration": "Phases ended"} if run.by_phase else {}
+        items = [
+            f'{labels.get(key, label)} <b class="{css}">{values[key]}</b>'
+            for key, label, css in _READOUTS
+        ]
         kind = run.result.graph.weight_kind
         shown = "∞" if run.result.delta is None else style.weight_text(values["hi"], kind)
         items.append(f"Threshold phase·Δ <b>{shown}</b>")
@@ -187,6 +191,7 @@ class ChartsView(RunView):
         if run is None:
             return
         self._series.data = run.chart_columns()
+        self._sets.title.text = f"Nodes near, far and settled per {run.step_noun}"
         self._phases.data = dict(x=run.phase_starts())
         self._dijkstra.location = run.reference.edges_relaxed
         self._delta.visible = run.result.adaptive is not None

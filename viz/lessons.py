@@ -22,6 +22,7 @@ import panel as pn
 import param
 from panel.viewable import Viewer
 
+import engine.contraction
 from engine import CSRGraph
 
 from . import style
@@ -124,6 +125,31 @@ _HUGE = {**_AUTO, "delta": huge_delta}
 _MEDIAN = {**_AUTO, "delta": median_arc}
 
 
+_ASYNC = {**_AUTO, "method": "near_far_async"}
+_CORE = {**_AUTO, "method": "near_far_core"}
+
+
+def _frames(s: Session) -> tuple[int, int]:
+    return tuple(run.n_frames for run in _runs(s))
+
+
+def _core_done(s: Session) -> int:
+    """B's last frame of its core search, before the sweep."""
+    return s.runs[1].result.recording.sweep_from - 1
+
+
+def _core(s: Session) -> tuple[int, int]:
+    """The city's nodes and those of its contraction core."""
+    graph = s.loaded.graph
+    return graph.n_nodes, int((engine.contraction.core_of(graph).round_of < 0).sum())
+
+
+def _swept(s: Session) -> tuple[int, int]:
+    """The nodes B's core search settled, and those its sweep settled."""
+    settled = s.runs[1].chart_columns()["settled"]
+    return int(settled[_core_done(s)]), int(settled[-1] - settled[_core_done(s)])
+
+
 def _phases(s: Session) -> tuple[int, int]:
     return tuple(run.result.counters.phases for run in _runs(s))
 
@@ -198,6 +224,34 @@ LESSONS: dict[str, Lesson] = {
                     "at every phase end; bucketing keeps them sorted, so a phase takes the "
                     "next bucket."),
                     contrast=lambda s: tuple(r.result.counters.bucket_sorts for r in s.runs)),
+            ),
+        ),
+        Lesson(
+            "fastest",
+            "The fastest methods: no barrier, then a core",
+            (
+                Step(_AUTO, _ASYNC, LAST, lambda s: (
+                    f"A: Near-Far, {_c(_runs(s)[0])}: every iteration ends at a barrier, where "
+                    "the whole GPU waits for its slowest block. B: the asynchronous Near-Far, "
+                    f"the same {counted(_runs(s)[1].result.counters.phases, 'phase')}, but "
+                    "inside a phase each GPU block relaxes near nodes from its own work ring as "
+                    "soon as they are reached, with no barrier. It has no iterations: it is "
+                    f"recorded a frame per phase, {s.runs[1].n_frames:,} frames against A's "
+                    f"{s.runs[0].n_frames:,}."), contrast=_frames),
+                Step(_ASYNC, _CORE, _core_done, lambda s: (
+                    "B: Near-Far on the contraction core. Before searching, it contracted the "
+                    "nodes of few neighbours, adding a shortcut between two neighbours where no "
+                    f"other path was as short, until {_core(s)[1]:,} of the city's "
+                    f"{_core(s)[0]:,} nodes were left: the core. Here its search of the core is "
+                    "done; the contracted nodes wait, unreached, for the sweep."),
+                    contrast=_core),
+                Step(_ASYNC, _CORE, LAST, lambda s: (
+                    f"The sweep: {counted(s.runs[1].n_frames - 2 - _core_done(s), 'step')}, "
+                    "the last contracted first, each giving one round's nodes their distance "
+                    "from the neighbours they had when contracted: no queue, no threshold, "
+                    f"each node read once. The search settled {_swept(s)[0]:,} nodes, the "
+                    f"sweep {_swept(s)[1]:,}. B: {_c(_runs(s)[1])}; A: {_c(_runs(s)[0])}."),
+                    contrast=_swept),
             ),
         ),
         Lesson(

@@ -42,11 +42,18 @@ def caption(run: Run, frame: int) -> str:
     frame = min(max(frame, 0), len(rec) - 1)
     now = rec.snapshot(frame)
     if frame == 0:
+        each = (
+            "Each step is a whole phase: this search has no iterations to show."
+            if rec.by_phase
+            else "Each step relaxes the arcs of the near nodes."
+        )
         return (
             "The search starts: the source is the only near node (distance 0); every other "
-            "node is unreached. Each step relaxes the arcs of the near nodes."
+            f"node is unreached. {each}"
         )
     before = rec.snapshot(frame - 1)
+    if rec.by_phase:
+        return _phase_caption(run, frame, now, before)
     frames = rec.frames
     cols = engine.recording.FRAME_FIELDS
     reached = int(frames[frame, cols.index("reached")] - frames[frame - 1, cols.index("reached")])
@@ -106,15 +113,79 @@ def caption(run: Run, frame: int) -> str:
     return " ".join(parts)
 
 
+def _phase_caption(run: Run, frame: int, now, before) -> str:
+    """What a phase's end, or a step of the sweep, did (a search recorded by phase)."""
+    result = run.result
+    rec = result.recording
+    kind = result.graph.weight_kind
+    arcs = now.edges_relaxed - before.edges_relaxed
+    if rec.sweep_from is not None and frame >= rec.sweep_from:
+        steps = len(rec) - 1 - rec.sweep_from
+        step = frame - rec.sweep_from
+        if step == steps:
+            return (
+                f"Done: the sweep gave every contracted node its distance; "
+                f"{counted(now.settled, 'node')} settled, in "
+                f"{counted(result.counters.phases, 'phase')} on the core and one pass over the "
+                "rest."
+            )
+        return (
+            f"Sweep step {step + 1:,} of {steps:,}: the {counted(now.frontier, 'node')} "
+            f"contracted in round {steps - step:,} (the last contracted go first) take their "
+            f"distance from the neighbours they had then, over {counted(arcs, 'arc')} down: "
+            "no queue and no threshold, each node read once. The nodes it found in the "
+            "previous step are settled."
+        )
+    where = "the core's" if result.method == "near_far_core" else "the"
+    how = (
+        "the GPU's blocks relaxed them from their own work rings, each as soon as it was "
+        "reached, with no barrier between one relaxation and the next"
+        if result.backend == "gpu"
+        else "on the CPU its synchronous twin ran the same phase in iterations"
+    )
+    settled = now.settled - before.settled
+    parts = [
+        f"Phase {frame:,} ends: {counted(now.frontier, 'near node')} relaxed their arcs "
+        f"({counted(arcs, 'arc')}); {how}. {counted(settled, 'node')} of {where} band "
+        f"{'is' if settled == 1 else 'are'} settled."
+    ]
+    if frame == len(rec) - 1 or (rec.sweep_from is not None and frame == rec.sweep_from - 1):
+        target = result.target
+        if target is not None and rec.settled_at[target] == frame:
+            d = style.weight_text(int(result.distances[target]), kind)
+            then = "the core's search stops; the sweep follows" if rec.sweep_from else "it stops"
+            parts.append(f"The target is settled at {d}: {then}.")
+        elif rec.sweep_from is not None:
+            parts.append(
+                "The core is done; the contracted nodes wait for the sweep, which gives "
+                "each its distance from the nodes it was contracted between."
+            )
+        else:
+            parts.append(
+                f"Done: {counted(now.settled, 'node')} settled in "
+                f"{counted(now.phase, 'phase')}; every distance is final."
+            )
+    else:
+        hi = style.weight_text(now.threshold, kind)
+        parts.append(
+            f"The threshold rises to {hi}: {counted(now.near, 'node')} already reached below "
+            f"it {'is' if now.near == 1 else 'are'} near, {counted(now.far, 'node')} "
+            f"{'waits' if now.far == 1 else 'wait'} in the far pile."
+        )
+    return " ".join(parts)
+
+
 def events(run: Run) -> np.ndarray:
     """The frames at which something happens that a class should hear of: the start, each
-    phase's end, the target settling and the end (sorted; ``[0]`` for a search without
-    frames)."""
+    phase's end, the target settling, the start of a sweep and the end (sorted; ``[0]`` for
+    a search without frames)."""
     rec = run.result.recording
     if rec is None:
         return np.zeros(1, dtype=np.int64)
     phases = rec.frames[:, engine.recording.FRAME_FIELDS.index("phase")]
     marks = [np.zeros(1, dtype=np.int64), np.flatnonzero(np.diff(phases)) + 1, [len(rec) - 1]]
+    if rec.by_phase:  # every frame of the search ends a phase; the sweep's start
+        marks.append(np.arange(len(rec) if rec.sweep_from is None else rec.sweep_from + 1))
     target = run.result.target
     if target is not None and rec.settled_at[target] >= 0:
         marks.append([rec.settled_at[target]])

@@ -5,7 +5,8 @@ A question is computed from the run's recording at the frame where the player st
 
 - ``settles-first``: which of three marked nodes (A, B, C on the map) settles first;
 - ``target-phases``: how many more phase ends until the target's distance is final;
-- ``near-or-far``: will this marked node be near or far after the next iteration.
+- ``near-or-far``: will this marked node be near or far after the next iteration (the next
+  phase end, for a search recorded by phase).
 
 `Quiz` keeps the open question and the session's score; `QuizView` renders them. An answer
 to a question about another run (the settings or the query changed since) is not scored:
@@ -59,7 +60,7 @@ def _settles_first(run: Run, frame: int, rng: np.random.Generator) -> Question |
     kind = run.result.graph.weight_kind
     facts = "; ".join(
         f"{LETTERS[k]}: distance {style.weight_text(int(dist[v]), kind)}, settled after "
-        f"iteration {int(at[k]):,}"
+        f"{run.step_noun} {int(at[k]):,}"
         for k, v in enumerate(picked)
     )
     best = int(np.argmin(at))
@@ -78,8 +79,8 @@ def _settles_first(run: Run, frame: int, rng: np.random.Generator) -> Question |
 
 def _near_or_far(run: Run, frame: int, rng: np.random.Generator) -> Question | None:
     rec = run.result.recording
-    if frame + 1 >= len(rec):
-        return None
+    if frame + 1 >= (len(rec) if rec.sweep_from is None else rec.sweep_from):
+        return None  # (a sweep step finds its nodes' distances: no threshold decides)
     now, after = rec.states(frame), rec.states(frame + 1)
     moving = np.flatnonzero(
         ((now == UNREACHED) | (now == FAR)) & ((after == NEAR) | (after == FAR))
@@ -92,12 +93,13 @@ def _near_or_far(run: Run, frame: int, rng: np.random.Generator) -> Question | N
     kind = run.result.graph.weight_kind
     where = "below" if near else "at or beyond"
     what = "reached" if now[v] == UNREACHED else "improved"
+    step = "phase" if run.by_phase else "iteration"
     return Question(
         "near-or-far",
-        "After the next iteration, will the marked node A be near or far?",
+        f"After the next {run.step_noun}, will the marked node A be near or far?",
         ("Near", "Far"),
         0 if near else 1,
-        f"{'Near' if near else 'Far'}: the next iteration {what} A with a distance {where} "
+        f"{'Near' if near else 'Far'}: the next {step} {what} A with a distance {where} "
         f"the threshold ({style.weight_text(int(hi), kind)} then).",
         (v,),
         run,

@@ -51,6 +51,17 @@ class Run:
         """``frame`` moved into the recording's range."""
         return min(max(frame, 0), self.n_frames - 1)
 
+    @property
+    def by_phase(self) -> bool:
+        """Whether a frame is a phase's end (the asynchronous methods), not an iteration."""
+        rec = self.result.recording
+        return rec is not None and rec.by_phase
+
+    @property
+    def step_noun(self) -> str:
+        """What one frame is, in words: "iteration" or "phase end"."""
+        return "phase end" if self.by_phase else "iteration"
+
     def states(self, frame: int) -> np.ndarray:
         """Each node's state code at ``frame`` (the final states for Dijkstra)."""
         rec = self.result.recording
@@ -80,8 +91,13 @@ class Run:
             return dict(iteration=c.iterations, phase=0, near=0, far=0, settled=settled, lo=0, hi=0,
                         delta=self.result.delta or 0)  # fmt: skip
         s = rec.snapshot(self.clamp(frame))
+        if rec.by_phase:  # the phases ended (a sweep's frames end none)
+            searched = len(rec) - 1 if rec.sweep_from is None else rec.sweep_from - 1
+            iteration = min(s.iteration, searched)
+        else:
+            iteration = s.iteration
         return dict(
-            iteration=s.iteration,
+            iteration=iteration,
             phase=s.phase,
             near=s.near,
             far=s.far,

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.methods import SEGMENTS
-from engine.recording import BUCKET_BINS, FRAME_FIELDS
+from engine.recording import BUCKET_BINS, FRAME_FIELDS, PHASE_FIELDS
 
 HEADER = Path(__file__).parent / "kernels" / "contract.cuh"
 
@@ -200,7 +200,11 @@ def header() -> str:
     out.append("// What an iteration adds to the counters, after its frame row's own numbers.")
     tallies = [f"T_{f.upper()} = {k}" for k, f in enumerate(TALLY_FIELDS)]
     out += ["enum {", *(f"    {t}," for t in tallies), f"    T_FIELDS = {len(TALLY_FIELDS)}", "};"]
-    out += ["enum { ROW_FIELDS = F_FIELDS + T_FIELDS };", ""]
+    out += ["enum { ROW_FIELDS = F_FIELDS + T_FIELDS };"]
+    out.append("// A recording by phase's row of each phase (engine/recording.py PHASE_FIELDS).")
+    phases = [f"P_{f.upper()} = {k}" for k, f in enumerate(PHASE_FIELDS)]
+    out += ["enum {", *(f"    {p}," for p in phases)]
+    out += [f"    P_FIELDS = {len(PHASE_FIELDS)}", "};", ""]
     defines = {
         "BUCKET_BINS": BUCKET_BINS,
         "SEGMENTS": SEGMENTS,

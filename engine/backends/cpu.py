@@ -18,6 +18,7 @@ entry is scanned between sorts.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
@@ -25,7 +26,18 @@ import numpy as np
 from engine import contraction
 from engine.graphs.csr import UNREACHABLE, unique
 from engine.methods import SEGMENTS, Counters, RunSpec
-from engine.recording import BUCKET_BINS, FRAME_FIELDS, frame_threshold
+from engine.recording import (
+    BUCKET_BINS,
+    FRAME_FIELDS,
+    PHASE_FIELDS,
+    Recording,
+    fill_by_phase,
+    frame_count,
+    frame_threshold,
+    phase_stamps,
+    phases_of,
+    stamp_counts,
+)
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -325,10 +337,45 @@ def run(spec: RunSpec, on_batch: Callable[[], None] | None = None):
     """Run one search on the CPU; return (distances, counters, settled_below), the distances
     ``int64`` with `UNREACHABLE` where unreached. On a contraction's core the sweep then gives
     the contracted nodes theirs, as the GPU's kernel ``sweep_down`` does before its search
-    ends (`engine.contraction.sweep`)."""
-    raw, counters, settled_below = _CpuSearch(spec).run(on_batch)
+    ends (`engine.contraction.sweep`).
+
+    The asynchronous methods run their synchronous twin; recorded, they are recorded by
+    phase (`engine.recording`), from the twin's iterations (`record_by_phase`)."""
+    rec = spec.recording
+    by_phase = rec is not None and spec.method.asynchronous
+    if by_phase:
+        iterations = Recording(rec.n_nodes, delta=rec.delta, with_buckets=False)
+        spec = dataclasses.replace(spec, recording=iterations)
+    raw, counters, settled_below = _CpuSearch(spec).run(None if by_phase else on_batch)
+    inf = np.iinfo(raw.dtype).max
     dist = raw.astype(np.int64)
-    dist[raw == np.iinfo(raw.dtype).max] = UNREACHABLE
+    dist[raw == inf] = UNREACHABLE
     if spec.contraction is not None:
         contraction.sweep(spec.contraction, dist)
+    if by_phase:
+        record_by_phase(rec, spec, iterations, dist, done=settled_below == inf)
+        if on_batch is not None:
+            on_batch()
     return dist, counters, settled_below
+
+
+def record_by_phase(
+    rec: Recording, spec: RunSpec, iterations: Recording, dist: np.ndarray, *, done: bool
+) -> None:
+    """Fill ``rec`` by phase from ``iterations``, the same search recorded by iteration, and
+    its distances ``dist`` (after the sweep, on a contraction's core)."""
+    phases, reached_phase = phases_of(iterations)
+    c = spec.contraction
+    steps = None if c is None else contraction.sweep_steps(c)
+    stamps = phase_stamps(
+        dist,
+        reached_phase,
+        phases[:, PHASE_FIELDS.index("hi")],
+        done=done,
+        source=spec.source,
+        sweep_step=steps,
+    )
+    rec.stamps[...] = stamps
+    frames = frame_count(len(phases), None if c is None else c.n_rounds)
+    sweep = None if c is None else contraction.sweep_sizes(c)
+    fill_by_phase(rec, phases, stamp_counts(stamps, frames), sweep=sweep)

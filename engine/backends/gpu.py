@@ -14,21 +14,26 @@ shared memory); large ones run on the whole GPU (a cooperative launch with ``gri
 A batch ends early when its frontier leaves the scope's range, and the next batch runs at
 the other scope.
 
-``near_far_async`` (Hopper and later, not recorded) runs first as one cooperative launch of
+``near_far_async`` (Hopper and later) runs first as one cooperative launch of
 ``frontier_async``: phases without a barrier per iteration, on work rings in the shared
 memory of one block per multiprocessor, wide bands in sub-bands whose later nodes wait in
 the blocks' held lists, dealt over the blocks at each sub-band's start. It finishes the
-search, or hands over to the batches above when a ring and its held list fill.
+search, or hands over to the batches above when a ring and its held list fill. Recorded, it
+is recorded by phase (`engine.backends.gpu_rows.record_phases`); a recorded search that
+would hand over, or a GPU without clusters, runs the synchronous twin recorded by iteration
+instead, from which the recording by phase is made as on the CPU.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import weakref
 from collections.abc import Callable
 
 import numpy as np
 
+from engine import contraction
 from engine._errors import GPUMemoryError
 from engine.backends import device as _backend
 from engine.backends import gpu_kernels
@@ -51,6 +56,7 @@ from engine.backends.contract import (
     Control,
     kernel_args,
 )
+from engine.backends.cpu import record_by_phase
 from engine.backends.gpu_kernels import (
     BLOCK,
     SCOPES,
@@ -62,10 +68,17 @@ from engine.backends.gpu_kernels import (
     records_of,
     search_kernel,
 )
-from engine.backends.gpu_rows import Recorder, RecordingBlock, initial_buckets, initial_row
+from engine.backends.gpu_rows import (
+    Recorder,
+    RecordingBlock,
+    initial_buckets,
+    initial_row,
+    record_phases,
+)
 from engine.contraction import Contraction
 from engine.graphs.csr import CSRGraph
-from engine.methods import SEGMENTS, Counters, RunSpec
+from engine.methods import METHODS, SEGMENTS, Counters, RunSpec
+from engine.recording import PHASE_FIELDS, Recording
 
 #: Batches of at least this many iterations queue the search's end behind them (kernel
 #: ``finish_search``, which does nothing until the control block says the search finished,
@@ -92,6 +105,7 @@ CLUSTER_MAX, GRID_MIN = 8192, 2048
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _sweeps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_steps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class _DeviceGraph:
@@ -174,6 +188,8 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
     required = required_bytes(graph, spec.dtype, recording=spec.recording is not None)
     if spec.method.asynchronous:
         required += _held_bytes(_async_blocks(), HELD_CAPACITY)
+        if spec.recording is not None:  # a row a phase, each node's sweep step
+            required += 8 * len(PHASE_FIELDS) * (graph.n_nodes + 1) + 4 * graph.n_nodes
     if spec.contraction is not None:
         required += spec.contraction.n_down * 8 + spec.contraction.order.size * 12
     device_graph(graph, required)
@@ -198,6 +214,13 @@ def _device_sweep(c: Contraction) -> tuple:
             cp.asarray(c.down_weights),
         )
     return _sweeps[c]
+
+
+def _device_steps(c: Contraction):
+    """Each node's sweep step on the device (`engine.contraction.sweep_steps`), made once."""
+    if c not in _steps:
+        _steps[c] = _backend.cupy().asarray(contraction.sweep_steps(c))
+    return _steps[c]
 
 
 def run(
@@ -227,6 +250,12 @@ def run(
         raise ValueError(msg)
     cp = _backend.cupy()
     graph, dtype, rec = spec.graph, spec.dtype, spec.recording
+    synchronous = dict(pile_capacity=pile_capacity, blocks=blocks, scope=scope,
+                       queue_capacity=queue_capacity, stage_capacity=stage_capacity)  # fmt: skip
+    asynchronous = spec.method.asynchronous and clusters_available()
+    by_phase = rec is not None and spec.method.asynchronous
+    if by_phase and not asynchronous:
+        return _twin_by_phase(spec, on_batch, synchronous)
     dev = _uploads[graph]
     n = graph.n_nodes
     inf = int(np.iinfo(dtype).max)
@@ -244,16 +273,19 @@ def run(
     seg = cp.zeros(2 * SEGMENTS + 3, dtype=np.int64) if spec.method.bucketed else None
     # Δ-stepping lists the band (its heavy pass relaxes it); a recording stamps it.
     band = cp.empty(n, dtype=np.int32) if spec.light_heavy else None
-    near_at = cp.empty(n, dtype=np.int32) if spec.light_heavy or rec is not None else None
+    by_iteration = rec is not None and not by_phase
+    near_at = cp.empty(n, dtype=np.int32) if spec.light_heavy or by_iteration else None
     reached_at = cp.empty(n, dtype=np.int32) if rec is not None else None
     # The relax log grows between batches; a batch ends early rather than overflow it. Each
     # near entry relaxed takes the next slot (-1 for an entry without arcs, dropped
     # when the recording's log is first read).
-    relax_log = cp.empty(max(4 * n, 1024), dtype=np.int32) if rec is not None else None
+    relax_log = cp.empty(max(4 * n, 1024), dtype=np.int32) if by_iteration else None
     # The iteration that ended each phase (a phase settles at least one node: n + 1 at most).
-    ends = cp.empty(n + 2, dtype=np.int32) if rec is not None else None
+    ends = cp.empty(n + 2, dtype=np.int32) if by_iteration else None
+    # Recorded by phase: a row a phase (n at most).
+    phase_rows = cp.empty((n + 1) * len(PHASE_FIELDS), dtype=np.int64) if by_phase else None
     recorder = block = None
-    if rec is not None:
+    if by_iteration:
         block = RecordingBlock(spec)
         recorder = Recorder(rec, reached_at, near_at, ends)
         rec.append(initial_row(spec), initial_buckets() if spec.has_buckets else None)
@@ -304,7 +336,7 @@ def run(
         front0=fronts[0], front1=fronts[1], pile0=piles[0], pile1=piles[1], pile_cap=cap,
         band=band, mark=mark, store=store, seg=seg, reached_at=reached_at, near_at=near_at,
         relax_log=relax_log, log_cap=0 if relax_log is None else relax_log.size, ctl=ctl_dev,
-        frames=None if block is None else block.frames,
+        frames=phase_rows if block is None else block.frames,
         buckets=None if block is None else block.changes, ends=ends, n=n,
         delta_low=rule.low, delta_high=rule.high, phase_cost=rule.phase_cost or 1,
         target=-1 if spec.target is None else spec.target, light_heavy=spec.light_heavy,
@@ -320,7 +352,7 @@ def run(
 
     scopes = _scopes(scope)
     switching = len(scopes) == 2
-    records = records_of(spec, rec is not None)
+    records = records_of(spec, by_iteration)
     grid = blocks or grid_size(search_kernel("grid", dtype, records, spec.method.bucketed))
     # (grid, block, dynamic shared memory, leave below, leave above) of each scope's batches.
     launch = {
@@ -339,7 +371,6 @@ def run(
     state = None
     ahead = spec.batch_size >= END_AHEAD_BATCH
     ended = False  # whether the end was queued behind the last launch
-    asynchronous = spec.method.asynchronous and rec is None and clusters_available()
     while state is None or not state[Control.DONE]:
         # (read before the batch's copy, which may land in the same page-locked block)
         done_before = 0 if state is None else int(state[Control.ITER])
@@ -390,6 +421,8 @@ def run(
         copied.synchronize()
         if block is None:
             state = host
+            if by_phase and not state[Control.DONE]:  # it would hand over
+                return _twin_by_phase(spec, on_batch, synchronous)
         else:
             state, rows, bins = block.take(host)
             recorder.batches.append((rows, bins))
@@ -407,6 +440,11 @@ def run(
         # Once, at the end: a copy per batch cost 1.2 MB a batch on 100k nodes, which made
         # recorded searches at batch 1 of long chains run for minutes.
         recorder.take(state)
+    if by_phase:
+        c = spec.contraction
+        record_phases(spec, state, dist, reached_at, phase_rows, c and _device_steps(c))
+        if on_batch is not None:
+            on_batch()
     counters = Counters(
         iterations=int(state[Control.ITER]),
         phases=int(state[Control.PHASE]),
@@ -424,6 +462,23 @@ def run(
     )
     settled_below = int(state[Control.LO]) if state[Control.DONE] == 2 else inf
     return out, counters, settled_below
+
+
+def _twin_by_phase(spec: RunSpec, on_batch, options: dict):
+    """Record an asynchronous search by phase from its synchronous twin recorded by
+    iteration (as the CPU does): on a GPU without clusters, and where the asynchronous
+    kernel would hand over to batches (a ring and its held list full), whose iterations a
+    recording by phase cannot show."""
+    rec = spec.recording
+    stamps = _backend.pinned_empty(3 * rec.n_nodes, np.int32).reshape(3, rec.n_nodes)
+    iterations = Recording(rec.n_nodes, delta=rec.delta, with_buckets=False, stamps=stamps)
+    twin = dataclasses.replace(spec, method=METHODS["near_far"], recording=iterations)
+    dist, counters, settled_below = run(twin, None, **options)
+    inf = int(np.iinfo(spec.dtype).max)
+    record_by_phase(rec, spec, iterations, dist, done=settled_below >= inf)
+    if on_batch is not None:
+        on_batch()
+    return dist, counters, settled_below
 
 
 def _async_threads(spec: RunSpec) -> int:

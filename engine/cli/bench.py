@@ -12,7 +12,6 @@ from engine.search import DEFAULT_BATCH
 from engine.studies.bench import (
     BATCH_TABLE,
     ITERATIVE,
-    RECORDABLE,
     TABLE,
     benchmark,
     benchmark_batch,
@@ -35,8 +34,7 @@ def add_parser(sub) -> None:
     bench.add_argument(
         "--methods",
         metavar="M,M",
-        help=f"comma-separated methods (default: {','.join(ITERATIVE)}; with --record: "
-        f"{','.join(RECORDABLE)})",
+        help=f"comma-separated methods (default: {','.join(ITERATIVE)})",
     )
     bench.add_argument(
         "--sources",
@@ -66,13 +64,11 @@ def run(args) -> int:
     if args.batch_queries and args.record:
         msg = "--batch-queries times whole matrices, which are not recorded; drop --record"
         raise ParameterError(msg)
-    default = ("near_far",) if args.batch_queries else RECORDABLE if args.record else ITERATIVE
+    default = ("near_far",) if args.batch_queries else ITERATIVE
     given = args.methods or ",".join(default)
     methods = tuple(m.strip() for m in given.split(",") if m.strip())
-    for m in methods:
-        checked = _validate.method(m)
-        if args.record:  # before any graph is loaded or contracted
-            _validate.recordable(checked)
+    for m in methods:  # before any graph is loaded or contracted
+        _validate.method(m)
     rows = []
     for spec in args.graphs:
         graph = opts.load(args, spec)

@@ -58,6 +58,7 @@ def save(result: SSSPResult, path: str | os.PathLike, *, source: dict | None = N
         "setup_s": result.setup_s,
         "settled_below": result.settled_below,
         "recording_delta": rec.delta,
+        "sweep_from": rec.sweep_from,
         "graph_source": source or {},
     }
     arrays = graph_arrays(result.graph, "graph.") | {
@@ -113,6 +114,8 @@ def load(path: str | os.PathLike) -> tuple[SSSPResult, dict]:
                 frames = np.hstack([frames, extra])
             rec.append(frames, buckets)
             rec.relax_log = z["relax_log"].astype(np.int32)
+            rec.by_phase = METHODS[run["method"]].recorded_by_phase
+            rec.sweep_from = run.get("sweep_from")
             distances = z["distances"].astype(np.int64)
     except ReplayError:
         raise
@@ -168,8 +171,11 @@ def _check_run(run: dict, n_nodes: int, path: Path) -> None:
         if isinstance(value, bool) or not isinstance(value, kind):
             raise corrupt(f"its {key} is {value!r}")
     method = METHODS.get(run["method"])
-    if method is None or method.asynchronous:
+    if method is None or not method.recordable:
         raise corrupt(f"{run['method']!r} is not a recordable method")
+    sweep_from = run.get("sweep_from")
+    if sweep_from is not None and (type(sweep_from) is not int or not method.contracted):
+        raise corrupt(f"its sweep_from is {sweep_from!r}")
     if run["backend"] not in BACKENDS[1:]:
         raise corrupt(f"backend {run['backend']!r}")
     unknown = set(run["counters"]) - set(Counters().as_dict())

@@ -22,7 +22,7 @@ from engine.search import DEFAULT_BATCH, UNREACHABLE, from_scipy, shortest_path_
 from engine.studies.experiments import seeded_sources
 
 ITERATIVE = names(iterative=True)
-#: The methods that can be timed with recording on (near_far_async has no iterations).
+#: The methods that can be recorded (the asynchronous ones by phase): `names`.
 RECORDABLE = names(recordable=True)
 
 #: Columns of the readable table: (key, heading, format).

@@ -36,6 +36,7 @@ import numpy as np
 from engine import contraction
 from engine import methods as _methods
 from engine.graphs.csr import MAX_WEIGHT, UNREACHABLE, CSRGraph, from_arcs
+from engine.recording import frame_count
 
 SHAPES = ("random", "grid", "star", "chain", "components")
 FAMILIES = ("small", "zeros", "wide", "max", "edge", "half")
@@ -239,7 +240,12 @@ def check(graph: CSRGraph, reference: np.ndarray, case: Case, run: Run, backend:
 
 def _check_recording(r) -> str:
     rec = r.recording
-    if len(rec) != r.counters.iterations + 1:
+    if rec.by_phase:  # a frame a phase, and on a core a frame a sweep step and one more
+        c = contraction.core_of(r.graph) if _methods.METHODS[r.method].contracted else None
+        frames = frame_count(r.counters.phases, None if c is None else c.n_rounds)
+        if len(rec) != frames:
+            return f"{len(rec)} frames for {r.counters.phases} phases (expected {frames})"
+    elif len(rec) != r.counters.iterations + 1:
         return f"{len(rec)} frames for {r.counters.iterations} iterations"
     lo, hi = rec.column("lo"), rec.column("hi")
     if (lo < 0).any() or (hi < lo).any() or (np.diff(hi) < 0).any():

@@ -12,8 +12,9 @@
 // once every reserved ticket is relaxed (done == tail) nothing can refill it: the block is
 // done with the phase, tickets still held are dropped, and the next phase takes from the
 // tail on (ring_reset).
+// `it` is the phase, the stamp of a node reached for the first time when recording.
 template <typename D>
-__device__ void drain(const Search<D>& s, D hi, const Out& o, unsigned& edges,
+__device__ void drain(const Search<D>& s, D hi, int it, const Out& o, unsigned& edges,
                       Gains& improved, unsigned& taken) {
     AsyncShared* r = s.ring;
     const unsigned lane = threadIdx.x & 31, lanes = 1u << s.lanes_log2, groups = 32u / lanes;
@@ -50,7 +51,7 @@ __device__ void drain(const Search<D>& s, D hi, const Out& o, unsigned& edges,
                 *(volatile unsigned*)&r->seq[slot] = 2 * (ticket + s.qcap);
             }
             holding = false;
-            relax_entry<D, true, true>(s, e.e, (int)sub, hi, 0, o, edges, improved, -1,
+            relax_entry<D, true, true>(s, e.e, (int)sub, hi, it, o, edges, improved, -1,
                                        e.parent);
         }
         __syncwarp();
@@ -188,12 +189,15 @@ __device__ bool deal_held(const Search<D>& s, const Out& o, D hi, unsigned step,
 // the held list too; when that is full, it goes to the global list, and the kernel then
 // stops at the phase end and leaves the synchronous kernel's state (the list, which repeats
 // entries already relaxed, the pile and the band), from which the host goes on in batches.
+// Recorded (`frames` not null: a row of P_FIELDS per phase, engine/recording.py), each node
+// first reached is stamped with its phase in `reached_at`, and each phase's end writes its
+// row: the warps add their counts to the control block then, not only at the kernel's end.
 template <typename D>
 __device__ void search_async(ASYNC_PARAMS) {
     extern __shared__ unsigned char dynamic_shared[];
     AsyncShared* r = reinterpret_cast<AsyncShared*>(dynamic_shared);
     Search<D> s{indptr, light_end, arcs, dist, {front0, front1}, {pile0, pile1}, pile_cap,
-                band, mark, nullptr, nullptr, nullptr, nullptr, nullptr, 0, ctl,
+                band, mark, nullptr, nullptr, reached_at, nullptr, nullptr, 0, ctl,
                 nullptr, nullptr,
                 n, delta_low, delta_high, phase_cost, target, 0, lanes_log2,
                 nullptr, r, blockIdx.x,
@@ -238,11 +242,13 @@ __device__ void search_async(ASYNC_PARAMS) {
     Gains improved;
     long long again_mark = (long long)vload(&ctl[C_AGAIN_MARK]);
     const bool adapts = s.delta_low != s.delta_high;
+    long long* rows = frames;  // recorded: the phases' rows
+    u64 queued_mark = 0, again_rows = 0;  // (thread 0) C_QUEUED and C_AGAIN at the last row
     unsigned step = 0;  // grid barriers that ended a sub-band
     for (int phase = 1;; ++phase) {
         long long listed_now;
         while (true) {  // the band's sub-bands
-            drain(s, hi, o, edges, improved, taken);
+            drain(s, hi, phase, o, edges, improved, taken);
             ring_reset(r);
             publish_held(s, step);
             if (adapts) add_again(ctl, improved);  // the rule reads C_AGAIN after the barrier
@@ -257,6 +263,12 @@ __device__ void search_async(ASYNC_PARAMS) {
         }
         if (listed_now > listed) break;  // a ring was full: hand over
         const long long again = (long long)vload(&ctl[C_AGAIN]);
+        if (rows) {  // the phase's counts, for its row
+            add_counters(ctl, edges, improved);
+            add_again(ctl, improved);
+            if ((threadIdx.x & 31) == 0 && taken) atomicAdd(&ctl[C_QUEUED], (u64)taken);
+            taken = 0;
+        }
         const Pile pile = far_pile(s, ppar);
         far_min(s, pile, hi, tid, nthreads);
         grid.sync();
@@ -264,6 +276,21 @@ __device__ void search_async(ASYNC_PARAMS) {
         D new_lo, new_hi;
         done = next_band(s, hi, next, far_smallest(s), new_lo, new_hi);
         again_mark = again;
+        if (rows && tid == 0) {
+            long long* row = rows + (long long)(phase - 1) * P_FIELDS;
+            const u64 queued = vload(&ctl[C_QUEUED]), wasted = vload(&ctl[C_AGAIN]);
+            row[P_LO] = (long long)lo;
+            row[P_HI] = (long long)hi;
+            row[P_DELTA] = (long long)delta;
+            row[P_ENTRIES] = (long long)(queued - queued_mark);
+            // the pile left: none at the end, else written after the compaction below
+            row[P_FAR_PILE] = done == 2 ? (long long)vload(&ctl[C_PILE0 + ppar]) : 0;
+            row[P_EDGES] = (long long)vload(&ctl[C_EDGES]);
+            row[P_IMPROVING] = (long long)vload(&ctl[C_IMPROVED]);
+            row[P_WASTE] = (long long)(wasted - again_rows);
+            queued_mark = queued;
+            again_rows = wasted;
+        }
         if (done) break;
         if (threadIdx.x == 0) r->sub_hi = (u64)sub_band_end(new_lo, new_hi, sub_width);
         __syncthreads();
@@ -272,6 +299,8 @@ __device__ void search_async(ASYNC_PARAMS) {
                                improved);
         grid.sync();  // every block has read C_PMIN and the pile's count
         if (tid == 0) {
+            if (rows) rows[(long long)(phase - 1) * P_FIELDS + P_FAR_PILE] =
+                (long long)ctl[C_PILE0 + (ppar ^ 1)];
             ctl[C_PILE0 + ppar] = 0;
             ctl[C_PMIN] = (u64)inf_of<D>();
             ctl[C_PHASE] += 1;

@@ -74,6 +74,18 @@ enum {
     T_FIELDS = 4
 };
 enum { ROW_FIELDS = F_FIELDS + T_FIELDS };
+// A recording by phase's row of each phase (engine/recording.py PHASE_FIELDS).
+enum {
+    P_LO = 0,
+    P_HI = 1,
+    P_DELTA = 2,
+    P_ENTRIES = 3,
+    P_FAR_PILE = 4,
+    P_EDGES = 5,
+    P_IMPROVING = 6,
+    P_WASTE = 7,
+    P_FIELDS = 8
+};
 
 #define BUCKET_BINS 256
 #define SEGMENTS 256

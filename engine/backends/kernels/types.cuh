@@ -11,6 +11,9 @@
 #define TALLY 256
 // A near stamp not set yet (the host reads it as -1).
 #define NEVER 0x7fffffff
+// A recording by phase of at most this many frames counts its stamps in each block's shared
+// memory (kernel phase_stamps), a longer one by global atomics.
+#define PHASE_BINS 2048
 // A block's published part size with this bit: some of its entries went to the global
 // frontier.
 #define SPILLED 0x80000000u
