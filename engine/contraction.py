@@ -26,6 +26,9 @@ A search from ``s`` on the search graph climbs from ``s`` to the core and settle
 node exactly (every shortest path is a climb then a core path, as in a contraction
 hierarchy's query); `sweep` then gives each contracted node, last round first, the least
 ``d(a) + w(a → x)`` over its arcs down. Method ``near_far_core`` runs Near-Far this way.
+
+Every round is array passes over all the arcs (sorts, binary searches, counts), written for
+an array module: NumPy on one CPU core, or CuPy on the GPU (``xp``), with the same result.
 """
 
 from __future__ import annotations
@@ -49,7 +52,6 @@ from engine.graphs.csr import (
     MAX_WEIGHT,
     UNREACHABLE,
     CSRGraph,
-    from_arcs,
     lightest_arcs,
 )
 
@@ -150,71 +152,103 @@ class Contraction:
         return int(self.down_tails.size)
 
 
-def _merge(tails, heads, weights, n):
+def _argsort(xp, a):
+    """A stable argsort (CuPy's always is)."""
+    return np.argsort(a, kind="stable") if xp is np else xp.argsort(a)
+
+
+def _repeat(xp, values, counts):
+    """``values[i]`` ``counts[i]`` times, laid end to end (CuPy repeats by a count only:
+    there, the index of each output's value is found by a binary search of the ends)."""
+    if xp is np:
+        return np.repeat(values, counts)
+    ends = xp.cumsum(counts)
+    total = int(ends[-1]) if ends.size else 0
+    return values[xp.searchsorted(ends, xp.arange(total), side="right")]
+
+
+def _lightest(xp, n, tails, heads, weights):
+    """`lightest_arcs` for ``xp``: on CuPy, which has no ``reduceat``, two stable sorts (by
+    weight, then by arc) put each pair's lightest arc first."""
+    if xp is np:
+        return lightest_arcs(n, tails, heads, weights)
+    order = xp.argsort(weights)
+    key = (tails * n + heads)[order]
+    by_key = xp.argsort(key)
+    order, key = order[by_key], key[by_key]
+    pick = order[xp.concatenate([xp.ones(min(key.size, 1), bool), key[1:] != key[:-1]])]
+    return tails[pick], heads[pick], weights[pick]
+
+
+def _merge(xp, tails, heads, weights, n):
     """Arcs without self loops, the lightest of parallel ones kept, sorted by (tail, head)."""
     keep = tails != heads
-    return lightest_arcs(n, tails[keep], heads[keep], weights[keep])
+    return _lightest(xp, n, tails[keep], heads[keep], weights[keep])
 
 
-def _neighbour_counts(tails, heads, n):
+def _neighbour_counts(xp, tails, heads, n):
     """Each node's distinct neighbours (either direction), from arcs sorted by (tail,
     head) without parallel ones: out- plus in-degree less the arcs whose reverse exists."""
-    counts = np.bincount(tails, minlength=n) + np.bincount(heads, minlength=n)
+    counts = xp.bincount(tails, minlength=n) + xp.bincount(heads, minlength=n)
     if not tails.size:
         return counts
-    mutual = _position(tails * n + heads, heads * n + tails) >= 0
-    return counts - np.bincount(tails[mutual], minlength=n)
+    mutual = _position(xp, tails * n + heads, heads * n + tails) >= 0
+    return counts - xp.bincount(tails[mutual], minlength=n)
 
 
-def _position(keys, wanted):
-    """Where each of ``wanted`` is in the sorted ``keys``, -1 where it is not. (The queries
-    are sorted first: NumPy's binary search then walks the keys in order, 3 × faster on
-    PACE NE's arcs than in the queries' order.)"""
+def _position(xp, keys, wanted):
+    """Where each of ``wanted`` is in the sorted ``keys``, -1 where it is not. (NumPy's
+    queries are sorted first: its binary search then walks the keys in order, 3 × faster
+    on PACE NE's arcs than in the queries' order.)"""
     if not keys.size:
-        return np.full(wanted.size, -1, dtype=np.int64)
-    order = np.argsort(wanted)
-    at = np.empty(wanted.size, dtype=np.int64)
-    at[order] = np.minimum(np.searchsorted(keys, wanted[order]), keys.size - 1)
-    return np.where(keys[at] == wanted, at, -1)
+        return xp.full(wanted.size, -1, dtype=np.int64)
+    if xp is np:
+        order = np.argsort(wanted)
+        at = np.empty(wanted.size, dtype=np.int64)
+        at[order] = np.searchsorted(keys, wanted[order])
+    else:
+        at = xp.searchsorted(keys, wanted)
+    at = xp.minimum(at, keys.size - 1)
+    return xp.where(keys[at] == wanted, at, -1)
 
 
-def _ranges(first, count):
+def _ranges(xp, first, count):
     """The ranges ``[first[i], first[i] + count[i])`` laid end to end: for each of their
     indices, the range ``i`` it belongs to, and the index."""
-    which = np.repeat(np.arange(first.size), count)
-    return which, first[which] + np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
+    which = _repeat(xp, xp.arange(first.size), count)
+    return which, first[which] + xp.arange(which.size) - (xp.cumsum(count) - count)[which]
 
 
-def _pairs_through(i_tails, i_x, i_w, o_x, o_heads, o_w):
+def _pairs_through(xp, i_tails, i_x, i_w, o_x, o_heads, o_w):
     """Every shortcut ``a → b`` through a removed ``x`` from its arcs in (``a → x``) and
     out (``x → b``), with the summed weight; ``a == b`` dropped."""
-    oi = np.argsort(i_x, kind="stable")
+    oi = _argsort(xp, i_x)
     i_tails, i_x, i_w = i_tails[oi], i_x[oi], i_w[oi]
-    oo = np.argsort(o_x, kind="stable")
+    oo = _argsort(xp, o_x)
     o_x, o_heads, o_w = o_x[oo], o_heads[oo], o_w[oo]
-    first = np.searchsorted(o_x, i_x, "left")
-    count = np.searchsorted(o_x, i_x, "right") - first
-    arc_in, arc_out = _ranges(first, count)
+    first = xp.searchsorted(o_x, i_x, "left")
+    count = xp.searchsorted(o_x, i_x, "right") - first
+    arc_in, arc_out = _ranges(xp, first, count)
     tails, heads = i_tails[arc_in], o_heads[arc_out]
     weights = i_w[arc_in] + o_w[arc_out]
     keep = tails != heads
     return tails[keep], heads[keep], weights[keep], i_x[arc_in][keep]
 
 
-def _witnessed(s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span):
+def _witnessed(xp, s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span):
     """Which shortcuts ``a → b`` have a *witness*: a path ``a → y → b`` of at most their
     weight over the arcs ``k_*`` (sorted by (tail, head)) that the round keeps, so that
     ``y`` is not removed in it; none is looked for from a tail of over `WITNESS_FANOUT`
     arcs."""
-    starts = np.zeros(span + 1, dtype=np.int64)
-    np.cumsum(np.bincount(k_tails, minlength=span), out=starts[1:])
+    starts = xp.zeros(span + 1, dtype=np.int64)
+    starts[1:] = xp.cumsum(xp.bincount(k_tails, minlength=span))
     first = starts[s_tails]
     count = starts[s_tails + 1] - first
     count[count > WITNESS_FANOUT] = 0
-    which, arc = _ranges(first, count)
-    at = _position(k_tails * span + k_heads, k_heads[arc] * span + s_heads[which])
+    which, arc = _ranges(xp, first, count)
+    at = _position(xp, k_tails * span + k_heads, k_heads[arc] * span + s_heads[which])
     hit = (at >= 0) & (k_weights[arc] + k_weights[at] <= s_weights[which])
-    found = np.zeros(s_tails.size, dtype=bool)
+    found = xp.zeros(s_tails.size, dtype=bool)
     found[which[hit]] = True
     return found
 
@@ -224,6 +258,7 @@ def contract(
     *,
     max_degree: int = MAX_DEGREE,
     on_round: Callable[[int, int], None] | None = None,
+    xp=np,
 ) -> Contraction:
     """Contract ``graph`` down to a core (see the module).
 
@@ -234,6 +269,9 @@ def contract(
         Contract nodes of at most this many distinct neighbours (either direction).
     on_round : callable, optional
         Called after each round with (round, nodes left in the core).
+    xp : module
+        The array module of the rounds: NumPy, or CuPy on the GPU (the same contraction;
+        the caller checks that the GPU has the memory, `CONTRACT_BYTES_PER_ARC` an arc).
 
     Returns
     -------
@@ -249,35 +287,37 @@ def contract(
     n = graph.n_nodes
     span = max(n, 1)  # arc keys are tail * span + head
     tails, heads, weights = _merge(
-        graph.sources.astype(np.int64),
-        graph.indices.astype(np.int64),
-        graph.weights.astype(np.int64),
+        xp,
+        xp.asarray(graph.sources.astype(np.int64)),
+        xp.asarray(graph.indices.astype(np.int64)),
+        xp.asarray(graph.weights.astype(np.int64)),
         span,
     )
-    round_of = np.full(n, -1, dtype=np.int32)
-    alive = np.ones(n, dtype=bool)
+    round_of = xp.full(n, -1, dtype=np.int32)
+    alive = xp.ones(n, dtype=bool)
     # A node's place in its round's ties: a fixed shuffle, so that chains contract from
     # many places at once.
-    tie = np.random.default_rng(0).permutation(n)
+    tie = xp.asarray(np.random.default_rng(0).permutation(n))
     up, down = [], []
     for r in range(MAX_ROUNDS):
-        degree = _neighbour_counts(tails, heads, span)
+        degree = _neighbour_counts(xp, tails, heads, span)
         candidate = alive & (degree <= max_degree)
         # Independent: of two neighbouring candidates, the one of fewer neighbours (then the
         # earlier tie) goes.
         rank = degree.astype(np.int64) * span + tie
         both = candidate[tails] & candidate[heads]
         low, high = tails[both], heads[both]
-        loser = np.where(rank[low] > rank[high], low, high)
+        loser = xp.where(rank[low] > rank[high], low, high)
         chosen = candidate.copy()
         chosen[loser] = False
         into, out_of = chosen[heads], chosen[tails]
         s_tails, s_heads, s_weights, through = _pairs_through(
-            tails[into], heads[into], weights[into], tails[out_of], heads[out_of], weights[out_of]
-        )
+            xp, *(a[into] for a in (tails, heads, weights)),
+            *(a[out_of] for a in (tails, heads, weights)),
+        )  # fmt: skip
         # A shortcut heavier than a weight can be keeps its node in the core.
         chosen[through[s_weights > MAX_WEIGHT]] = False
-        if chosen.sum() < max(MIN_ROUND_SHARE * alive.sum(), 1):
+        if int(chosen.sum()) < max(MIN_ROUND_SHARE * int(alive.sum()), 1):
             break
         into, out_of = chosen[heads], chosen[tails]
         keep = chosen[through]
@@ -285,20 +325,21 @@ def contract(
         k_tails, k_heads, k_weights = tails[kept], heads[kept], weights[kept]
         if keep.any():
             shortcuts = (s_tails[keep], s_heads[keep], s_weights[keep])
-            keep[keep] = ~_witnessed(*shortcuts, k_tails, k_heads, k_weights, span)
+            keep[keep] = ~_witnessed(xp, *shortcuts, k_tails, k_heads, k_weights, span)
         round_of[chosen] = r
         alive &= ~chosen
         up.append((tails[out_of], heads[out_of], weights[out_of]))
         down.append((tails[into], heads[into], weights[into]))
         tails, heads, weights = _merge(
-            np.concatenate([k_tails, s_tails[keep]]),
-            np.concatenate([k_heads, s_heads[keep]]),
-            np.concatenate([k_weights, s_weights[keep]]),
+            xp,
+            xp.concatenate([k_tails, s_tails[keep]]),
+            xp.concatenate([k_heads, s_heads[keep]]),
+            xp.concatenate([k_weights, s_weights[keep]]),
             span,
         )
         if on_round is not None:
             on_round(r, int(alive.sum()))
-    return _assemble(graph, tails, heads, weights, round_of, up, down, start)
+    return _assemble(graph, xp, tails, heads, weights, round_of, up, down, start)
 
 
 def _core_graph(graph, indptr, indices, weights, numbers) -> CoreGraph:
@@ -321,50 +362,69 @@ def _core_graph(graph, indptr, indices, weights, numbers) -> CoreGraph:
     )
 
 
-def _assemble(graph, tails, heads, weights, round_of, up, down, start) -> Contraction:
+def _rows(xp, n, tails, heads, weights):
+    """The CSR arrays `from_arcs` makes of these arcs (the lightest of parallel ones, every
+    row sorted by weight, then head), with ``xp``: indptr, indices and weights."""
+    tails, heads, weights = _lightest(xp, n, tails, heads, weights)
+    order = _argsort(xp, (tails << 32) | weights)  # from (tail, head) order, as from_arcs
+    indptr = xp.zeros(n + 1, dtype=np.int64)
+    indptr[1:] = xp.cumsum(xp.bincount(tails, minlength=n))
+    return indptr, heads[order].astype(np.int32), weights[order].astype(np.uint32)
+
+
+def _heaviest_sum(xp, tails, weights) -> int:
+    """The sum over the tails of their heaviest arc's weight."""
+    if not tails.size:
+        return 0
+    key = xp.sort((tails << 32) | weights)
+    last = xp.concatenate([key[1:] >> 32 != key[:-1] >> 32, xp.ones(1, bool)])
+    return int((key[last] & 0xFFFFFFFF).sum())
+
+
+def _assemble(graph, xp, tails, heads, weights, round_of, up, down, start) -> Contraction:
     n = graph.n_nodes
     rounds = int(round_of.max()) + 1 if n else 0
-    up_t, up_h, up_w = (
-        np.concatenate([a[k] for a in up]) if up else np.zeros(0, np.int64) for k in range(3)
-    )
-    dn_t, dn_h, dn_w = (
-        np.concatenate([a[k] for a in down]) if down else np.zeros(0, np.int64) for k in range(3)
-    )
+    empty = xp.zeros(0, dtype=np.int64)
+    up_t, up_h, up_w = (xp.concatenate([a[k] for a in up]) if up else empty for k in range(3))
+    dn_t, dn_h, dn_w = (xp.concatenate([a[k] for a in down]) if down else empty for k in range(3))
     core = round_of < 0
-    heaviest_out = np.zeros(n, dtype=np.int64)
-    np.maximum.at(heaviest_out, tails, weights)
     max_up = int(up_w.max()) if up_w.size else 0
     max_down = int(dn_w.max()) if dn_w.size else 0
     max_arc = max(max_up, int(weights.max()) if weights.size else 0)
-    bound = rounds * (max_up + max_down) + int(heaviest_out[core].sum()) + max_arc
-    searched = from_arcs(
+    bound = rounds * (max_up + max_down) + _heaviest_sum(xp, tails, weights) + max_arc
+    searched = _rows(
+        xp,
         n,
-        np.concatenate([tails, up_t]),
-        np.concatenate([heads, up_h]),
-        np.concatenate([weights, up_w]),
-        node_ids=graph.node_ids,
+        xp.concatenate([tails, up_t]),
+        xp.concatenate([heads, up_h]),
+        xp.concatenate([weights, up_w]),
     )
     numbers = (bound, int(core.sum()), int(weights.size), int(weights.sum()))
-    core_graph = _core_graph(graph, searched.indptr, searched.indices, searched.weights, numbers)
     # The sweep: last round first; each contracted node's arcs down, in that order.
-    order = np.argsort(-round_of.astype(np.int64), kind="stable")[: int((~core).sum())]
+    order = _argsort(xp, -round_of.astype(np.int64))[: int((~core).sum())]
     order = order.astype(np.int32)
-    per_round = np.bincount(round_of[order], minlength=rounds)[::-1]
-    round_starts = np.zeros(rounds + 1, dtype=np.int64)
-    np.cumsum(per_round, out=round_starts[1:])
-    place = np.full(n, -1, dtype=np.int64)
-    place[order] = np.arange(order.size)
-    by_place = np.argsort(place[dn_h], kind="stable")
-    down_indptr = np.zeros(order.size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(place[dn_h], minlength=order.size), out=down_indptr[1:])
-    return Contraction(
-        graph=core_graph,
+    per_round = xp.bincount(round_of[order], minlength=rounds)[::-1]
+    round_starts = xp.zeros(rounds + 1, dtype=np.int64)
+    round_starts[1:] = xp.cumsum(per_round)
+    place = xp.full(n, -1, dtype=np.int64)
+    place[order] = xp.arange(order.size)
+    by_place = _argsort(xp, place[dn_h])
+    down_indptr = xp.zeros(order.size + 1, dtype=np.int64)
+    down_indptr[1:] = xp.cumsum(xp.bincount(place[dn_h], minlength=order.size))
+    arrays = dict(
         round_of=round_of,
         order=order,
         round_starts=round_starts,
         down_indptr=down_indptr,
         down_tails=dn_t[by_place].astype(np.int32),
         down_weights=dn_w[by_place].astype(np.uint32),
+    )
+    if xp is not np:  # to the host
+        searched = tuple(a.get() for a in searched)
+        arrays = {name: a.get() for name, a in arrays.items()}
+    return Contraction(
+        graph=_core_graph(graph, *searched, numbers),
+        **arrays,
         seconds=time.perf_counter() - start,
     )
 
@@ -380,6 +440,7 @@ def core_of(
     *,
     on_round: Callable[[int, int], None] | None = None,
     cache: bool = True,
+    xp=np,
 ) -> Contraction:
     """``graph``'s `Contraction`, made once for as long as the graph lives.
 
@@ -388,6 +449,8 @@ def core_of(
     graph : CSRGraph
     on_round : callable, optional
         As `contract` calls it, while the contraction is made.
+    xp : module
+        The array module that makes it, as `contract` takes it.
     cache : bool
         For a graph of at least `DISK_MIN_NODES` nodes, read the contraction from the cache
         folder (`engine.graphs.io.cache_dir`) when an earlier process kept it there, else keep it
@@ -398,12 +461,12 @@ def core_of(
         if cache and graph.n_nodes >= DISK_MIN_NODES:
             _cores[graph] = io.through_cache(
                 _file_name(graph),
-                lambda: _contract_for_the_cache(graph, on_round),
+                lambda: _contract_for_the_cache(graph, on_round, xp),
                 load=lambda path: _load(graph, path),
                 save=_save,
             )
         else:
-            _cores[graph] = contract(graph, on_round=on_round)
+            _cores[graph] = contract(graph, on_round=on_round, xp=xp)
     return _cores[graph]
 
 
@@ -424,14 +487,14 @@ def _file_name(graph: CSRGraph) -> str:
     return f"core-{_code()[:12]}-{h.hexdigest()[:24]}.npz"
 
 
-def _contract_for_the_cache(graph, on_round) -> Contraction:
+def _contract_for_the_cache(graph, on_round, xp) -> Contraction:
     """`contract`, after removing the cache folder's contractions made by other versions of
     this module's code (never read again; PACE NE's is about 100 MB)."""
     for old in io.cache_dir().glob("core-*.npz"):
         if io.CACHE_FILE.fullmatch(old.name) and not old.name.startswith(f"core-{_code()[:12]}-"):
             with contextlib.suppress(OSError):
                 old.unlink()
-    return contract(graph, on_round=on_round)
+    return contract(graph, on_round=on_round, xp=xp)
 
 
 def _save(c: Contraction, f) -> None:

@@ -15,6 +15,7 @@ from engine import _validate, contraction
 from engine._errors import ParameterError
 from engine.adaptive import AdaptiveDelta
 from engine.backends import device as _backend
+from engine.graphs._validate import CONTRACT_BYTES_PER_ARC
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 from engine.methods import Counters, Method, RunSpec
 from engine.recording import Recording, Snapshot
@@ -169,6 +170,12 @@ def _resolve_backend(name: str, method: Method, graph: CSRGraph) -> str:
     return name
 
 
+def contraction_module(graph: CSRGraph):
+    """The array module that contracts ``graph``: CuPy where a GPU has the memory (the same
+    core, decisions/0083), else NumPy."""
+    return _backend.module_for(CONTRACT_BYTES_PER_ARC * graph.n_arcs)
+
+
 def from_scipy(d: np.ndarray) -> np.ndarray:
     """SciPy's float distances as ``int64``, `UNREACHABLE` where infinite."""
     reached = np.isfinite(d)
@@ -254,7 +261,7 @@ def sssp(
     searched, core, search_target, setup_s = graph, None, target, 0.0
     if m.contracted:
         start = time.perf_counter()
-        core = contraction.core_of(graph)
+        core = contraction.core_of(graph, xp=contraction_module(graph))
         setup_s = time.perf_counter() - start
         # Δ and its rule in the search graph's terms (its own heuristic, bounds and type)
         searched = core.graph

@@ -332,3 +332,28 @@ def test_a_cache_folder_that_cannot_be_written_only_costs_speed(tmp_path, monkey
     monkeypatch.setattr(contraction, "DISK_MIN_NODES", 100)
     g = grid_graph(20, 20, seed=3)
     assert np.array_equal(sssp(g, 0, method="near_far_core").distances, _reference(g, 0))
+
+
+@pytest.mark.gpu
+def test_the_gpu_makes_the_same_contraction():
+    """Issue 54: CuPy's rounds (stable sorts, binary searches, a repeat by binary search)
+    make the contraction NumPy's make, array for array."""
+    from engine.backends import device
+
+    cp = device.cupy()
+    rng = np.random.default_rng(54)
+    graphs = [
+        grid_graph(30, 30, seed=2),
+        random_graph(rng, 4_000, 12_000, max_weight=0),
+        random_graph(rng, 4_000, 16_000, max_weight=100),
+        path_graph(50, 3),
+        engine.from_arcs(1, [], [], []),
+    ]
+    for g in graphs:
+        on_cpu, on_gpu = contraction.contract(g), contraction.contract(g, xp=cp)
+        for name in ("round_of", "order", "round_starts", "down_indptr", "down_tails",
+                     "down_weights"):  # fmt: skip
+            assert np.array_equal(getattr(on_cpu, name), getattr(on_gpu, name)), (g.name, name)
+        for name in ("indptr", "indices", "weights"):
+            assert np.array_equal(getattr(on_cpu.graph, name), getattr(on_gpu.graph, name))
+        assert on_cpu.graph.layered_bound == on_gpu.graph.layered_bound

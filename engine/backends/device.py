@@ -100,6 +100,14 @@ def host_pointer(array: np.ndarray) -> np.uint64:
 _HOST_MEMORY = 1
 
 
+def module_for(nbytes: int) -> ModuleType:
+    """CuPy when a GPU is usable and has ``nbytes`` free, else NumPy: for array work whose
+    result is the same on both (`engine.contraction.contract`)."""
+    if gpu_available() and nbytes < 0.9 * free_gpu_memory():
+        return cupy()
+    return np
+
+
 def free_gpu_memory() -> int:
     """Return the free memory of the current GPU in bytes, counting CuPy's pooled blocks."""
     cp = cupy()

@@ -14,7 +14,7 @@ from engine._errors import ParameterError
 from engine._text import ascii_int
 from engine.graphs import io, osm
 from engine.methods import BACKENDS, METHODS
-from engine.search import DEFAULT_BATCH
+from engine.search import DEFAULT_BATCH, contraction_module
 from engine.studies import distributed
 
 EPILOG = (
@@ -166,7 +166,8 @@ def contract_for(args, graph, methods) -> None:
         msg = f"frontier: contracting {graph.name}: round {r + 1}, {left:,} nodes left in the core"
         print(msg, file=sys.stderr, flush=True)
 
-    core = contraction.core_of(graph, on_round=line, cache=not args.no_cache)
+    xp = contraction_module(graph)
+    core = contraction.core_of(graph, on_round=line, cache=not args.no_cache, xp=xp)
     if core.from_cache:
         took = f"{core.seconds:.2f} s"
         msg = f"frontier: {graph.name}'s contraction core read from the cache ({took})"
