@@ -49,6 +49,37 @@ def test_a_load_reports_its_stages_then_shows_the_graph(session, town, monkeypat
     assert True in shown and not view._layout.visible and not loader.busy
 
 
+def test_a_linked_graph_loads_once_while_the_page_is_made(session, town, monkeypatch):
+    """Decision 0086: a page opened by a link starts loading its graph at once; the page's
+    own load then waits for that one and finds the graph loaded: it is read once. A bad
+    link's prefetch fails quietly, and the page's load says what is wrong."""
+    state.load.clear()
+    reads = []
+    real = GraphChoice.load
+
+    def counted(self):
+        reads.append(self.spec)
+        time.sleep(0.3)  # the page's load comes while this one runs
+        return real(self)
+
+    monkeypatch.setattr(GraphChoice, "load", counted)
+    choice = GraphChoice(str(town))
+    early = loading.prefetch(choice)
+    loader = Loader(session)
+
+    async def go(c):
+        return await loader.load(c, lambda: session.load_graph(c))
+
+    assert asyncio.run(go(choice))
+    early.join(10)
+    assert reads == [str(town)] and session.loaded.choice == choice
+    assert not loading._loading  # no lock left behind
+    missing = GraphChoice(str(town.parent / "missing.gr"))
+    loading.prefetch(missing).join(10)
+    assert not asyncio.run(go(missing))
+    assert "missing.gr" in session.error and session.loaded.choice == choice
+
+
 def test_every_stage_of_a_load_is_reported(town):
     stages = []
     with state.reporting(stages.append):

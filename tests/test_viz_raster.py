@@ -20,7 +20,7 @@ def city_run():
 
 def _rasterizer(graph, width=300, gpu=None):
     """A map of ``graph`` ``width`` pixels across; its frames drawn as the app draws them
-    (on the GPU where one is), or by Datashader (``gpu=False``) or the GPU (``gpu=True``)."""
+    (on the GPU where one is), or by NumPy (``gpu=False``) or the GPU (``gpu=True``)."""
     from viz.geometry import Geometry
 
     geo = Geometry(graph)
@@ -36,7 +36,7 @@ def _rasterizer(graph, width=300, gpu=None):
 
 
 def _expected(viewport, x, y, ranks):
-    """Each pixel's highest node rank, computed independently of Datashader."""
+    """Each pixel's highest node rank, computed independently of the rasterizer."""
     col, row = viewport.pixel_of(x, y)
     inside = col >= 0
     top = np.zeros((viewport.height, viewport.width), dtype=np.int64)
@@ -105,7 +105,7 @@ def test_roads_follow_the_viewport_and_nodes_grow_when_zoomed_in(city_run):
 
 
 @pytest.mark.gpu
-def test_gpu_frames_equal_datashaders_at_every_pixel(city_run):
+def test_gpu_frames_equal_the_cpus_at_every_pixel(city_run):
     graph, result = city_run
     rec = result.recording
     other = engine.sssp(graph, 7, backend="cpu", delta=900, record=True).recording
@@ -286,35 +286,39 @@ def test_map_image_has_the_frame_size_and_the_map_keeps_its_shape(town_map):
     assert placed == {"x": xr.start, "y": yr.start, "w": xr.end - xr.start, "h": y1 - y0}
 
 
-def test_datashader_is_warmed_once_on_one_background_thread(monkeypatch):
-    """Decision 0079: the served app starts Datashader's compilation on one daemon thread as
-    its first page opens (a second call starts none), and compiling happens once."""
-    import threading
+def test_roads_are_drawn_without_gaps_and_clipped_to_the_view():
+    """Decision 0085: NumPy draws the roads. A segment lights the pixels between its ends
+    without a gap; one partly outside the view is cut at its edge; one outside draws
+    nothing."""
+    v = raster.Viewport(0.0, 10.0, 0.0, 5.0, 10, 5)  # one unit a pixel
+    f = np.array
 
-    ran = []
-    monkeypatch.setattr(raster, "warm_up", lambda: ran.append(threading.current_thread()))
-    monkeypatch.setattr(raster, "_warmed", threading.Event())
-    monkeypatch.setattr(raster, "_warm_thread", None)
-    raster.warm_up_in_background()
-    raster.warm_up_in_background()
-    raster._warm_thread.join(10)
-    assert [t.name for t in ran] == ["frontier-warm-up"] and ran[0].daemon
-    monkeypatch.undo()
+    def drawn(*segments):
+        x0, y0, x1, y1 = (f([seg[k] for seg in segments], dtype=float) for k in range(4))
+        return raster.draw_roads((x0, y0, x1, y1), v)
 
-    made = []
+    across = drawn((0.5, 2.5, 9.5, 2.5))
+    assert across[2].all() and across.sum() == 10
+    steep = drawn((1.5, 0.2, 3.5, 4.8))  # across 5 rows and 3 columns: every row, no gap
+    rows, cols = np.nonzero(steep)
+    assert set(rows) == {0, 1, 2, 3, 4} and set(cols) == {1, 2, 3}
+    cut = drawn((-20.0, 1.5, 4.5, 1.5))  # from far outside on the left
+    assert cut[1, :5].all() and cut.sum() == 5
+    assert not drawn((11.0, 0.0, 30.0, 4.0), (-5.0, -1.0, 20.0, -3.0)).any()
+    on_edge = drawn((10.0, 0.0, 10.0, 5.0))  # the far edge: the last column
+    assert on_edge[:, 9].all() and on_edge.sum() == 5
+    assert raster.draw_roads((f([]), f([]), f([]), f([])), v).shape == (5, 10)
 
-    class Tiny:
-        def __init__(self, *args, **kwargs):
-            made.append(1)
 
-        def set_viewport(self, _view):
-            pass
-
-        def image(self, _codes):
-            pass
-
-    monkeypatch.setattr(raster, "Rasterizer", Tiny)
-    monkeypatch.setattr(raster, "_warmed", threading.Event())
-    raster.warm_up()
-    raster.warm_up()  # (a load's call once the thread has compiled)
-    assert made == [1] and raster._warmed.is_set()
+def test_node_pixels_are_datashaders():
+    """The nodes' pixels as Datashader's ``Canvas.points`` maps them (the GPU's kernel maps
+    them so too): the far edge of the view is the last pixel, nodes outside are left out,
+    and a pixel shows its highest rank."""
+    v = raster.Viewport(0.0, 4.0, 0.0, 2.0, 4, 2)
+    x = np.array([0.0, 0.999, 1.0, 4.0, 4.0001, 2.5, 2.6, -1.0])
+    y = np.array([0.0, 0.5, 1.5, 2.0, 1.0, 0.5, 0.7, 1.0])
+    r = raster.Rasterizer(x, y, (np.zeros(0),) * 4, nodes=None)
+    r.set_viewport(v)
+    ranks = np.array([1, 2, 3, 1, 3, 1, 3, 3], dtype=np.uint8)
+    image = r.image(ranks)
+    assert (image - (image > raster.ROAD)).tolist() == [[2, 0, 3, 0], [0, 3, 0, 1]]

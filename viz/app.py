@@ -26,11 +26,10 @@ from viz.citymap import MapView
 from viz.controls import GraphControls, Player, QueryControls, RunControls
 from viz.explore import Explorer, ExploreView
 from viz.lessons import Lessons, LessonView
-from viz.links import LinkKeeper, lesson_of, open_link, tolerate_any_query
-from viz.loading import Loader, LoadProgress
+from viz.links import LinkKeeper, lesson_of, linked_graph, open_link, tolerate_any_query
+from viz.loading import Loader, LoadProgress, prefetch
 from viz.narration import Caption, Describe
 from viz.quiz import Quiz, QuizView
-from viz.raster import warm_up_in_background
 from viz.state import GraphChoice, Session
 from viz.takeaway import TakeawayView
 
@@ -48,6 +47,10 @@ def notify(kind: str):
 def create_app(session: Session | None = None) -> pn.viewable.Viewable:
     """The whole page for ``session`` (a new one on the embedded city by default); when
     served, it opens what the page's link says once the page has loaded."""
+    if served() is not None:
+        linked = linked_graph(_link())
+        if linked is not None and linked != GraphChoice():
+            prefetch(linked)  # loading while the page is made and the browser sets it up
     if session is None:
         session = Session()
         session.load_graph(GraphChoice())
@@ -175,18 +178,22 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
         styles={"flex": "1 1 360px"},
     )
     if served() is not None:
-        warm_up_in_background()  # Datashader compiled before a big map is first needed
         _when_loaded(session, loader, lessons)
         page_scripts()
     # The map's column first, the drawer on its right; on a phone the drawer wraps below.
     return pn.FlexBox(main, drawer, flex_wrap="wrap", sizing_mode="stretch_width")
 
 
+def _link() -> dict:
+    """The page's query-string values (Bokeh's own left out)."""
+    return {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh")}
+
+
 def _when_loaded(session: Session, loader: Loader, lessons: Lessons) -> None:
     """Open what the page's link says (if anything; a new graph loads with its progress
     shown), then keep the link up to date; a link to a frame opens paused there, a link to
     a lesson at its first step, any other page starts playing."""
-    link = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh")}
+    link = _link()
 
     async def start() -> None:
         no_delay()

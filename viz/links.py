@@ -157,6 +157,17 @@ def choice_of(args: dict) -> GraphChoice:
     )
 
 
+def linked_graph(args: dict) -> GraphChoice | None:
+    """The graph a page's link names, or None (no link, or one whose graph is bad: the page's
+    own load of it says what is wrong)."""
+    if not args:
+        return None
+    try:
+        return choice_of(args)
+    except DashboardError:
+        return None
+
+
 async def open_link(session: Session, loader: Loader, args: dict) -> None:
     """`apply_query` for a page opened by a link: a graph not loaded yet is loaded first on
     ``loader``'s worker thread (its progress shown, and cancellable). Every change is made on

@@ -1,10 +1,12 @@
-"""The map of a large graph, drawn on the server with Datashader.
+"""The map of a large graph, drawn on the server.
 
 Above `RASTER_ABOVE` nodes the browser is sent one small-integer image per frame instead of
-a glyph per node: Datashader rasterises the roads once per viewport (pan, zoom, resize) and
-the nodes' codes once per frame, at the viewport's resolution. Where a GPU is, the nodes are
-drawn by a CUDA kernel with Datashader's pixel mapping instead (Datashader's own GPU path for
-points needs RAPIDS cuDF, a large install of its own). The image holds `EMPTY`, `ROAD`, or
+a glyph per node: the roads are rasterised once per viewport (pan, zoom, resize) and the
+nodes' codes once per frame, at the viewport's resolution, by NumPy (`draw_roads`,
+`Rasterizer.image`) or, where a GPU is, the nodes by a CUDA kernel with the same pixel
+mapping (Datashader's: a node at a pixel's far edge of the view goes to the last pixel).
+Datashader drew them until its first call, which compiles its code, took 3.7 s of a cold
+1M-node city's first picture (decisions/0079, 0085). The image holds `EMPTY`, `ROAD`, or
 ``ROAD + rank`` for the highest-ranked node code in the pixel, and goes to the browser as an
 indexed PNG with its palette (`png`): a few hundred kilobytes that the browser
 decodes natively, where 1.6 MB of ``uint8`` coloured pixel by pixel in BokehJS held a
@@ -22,14 +24,13 @@ import dataclasses
 import functools
 import os
 import struct
-import threading
 import zlib
 
 import numpy as np
-import pandas as pd
 
 import engine
 from engine.backends import raster as _gpu_raster
+from engine.media.render import line_pixels
 from engine.recording import FAR, NEAR, SETTLED, UNREACHED, Recording
 
 #: Graphs with more nodes are drawn as server-side images; smaller ones as one glyph a node.
@@ -157,6 +158,40 @@ def gpu_nodes(x: np.ndarray, y: np.ndarray) -> _gpu_raster.NodeRaster | None:
     return _gpu_raster.NodeRaster(x, y) if engine.gpu_available() else None
 
 
+def draw_roads(segments: tuple[np.ndarray, ...], v: Viewport) -> np.ndarray:
+    """The pixels the road ``segments`` (``x0, y0, x1, y1`` in map units) cross in ``v``
+    (``bool``, row 0 at the bottom): each segment clipped to the view (Liang-Barsky; not
+    when every road lies in it), then stepped through in pixels as the exports draw roads
+    (`engine.media.render.line_pixels`, a pixel's centre half a pixel in)."""
+    ax, ay, bx, by = segments
+    sx, sy = v.width / (v.x1 - v.x0), v.height / (v.y1 - v.y0)
+
+    def pixels(a, lo, scale):  # pixel units, a pixel's centre at a whole number
+        return (a - lo) * scale - 0.5
+
+    inside = bool(ax.size) and min(ax.min(), bx.min()) >= v.x0 and max(ax.max(), bx.max()) <= v.x1
+    inside = inside and min(ay.min(), by.min()) >= v.y0 and max(ay.max(), by.max()) <= v.y1
+    if not inside:  # the part of each segment in the view
+        dx, dy = bx - ax, by - ay
+        t0, t1 = np.zeros(ax.size), np.ones(ax.size)
+        keep = np.ones(ax.size, dtype=bool)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for p, q in ((-dx, ax - v.x0), (dx, v.x1 - ax), (-dy, ay - v.y0), (dy, v.y1 - ay)):
+                r = q / p
+                keep &= (p != 0) | (q >= 0)  # parallel to an edge and outside it: dropped
+                np.maximum(t0, r, out=t0, where=p < 0)
+                np.minimum(t1, r, out=t1, where=p > 0)
+        keep &= t0 <= t1
+        ax, ay, dx, dy, t0, t1 = (a[keep] for a in (ax, ay, dx, dy, t0, t1))
+        ax, ay, bx, by = ax + t0 * dx, ay + t0 * dy, ax + t1 * dx, ay + t1 * dy
+    col, row = line_pixels(
+        pixels(ax, v.x0, sx), pixels(ay, v.y0, sy), pixels(bx, v.x0, sx), pixels(by, v.y0, sy)
+    )
+    out = np.zeros(v.height * v.width, dtype=bool)
+    out[np.clip(row, 0, v.height - 1) * v.width + np.clip(col, 0, v.width - 1)] = True
+    return out.reshape(v.height, v.width)
+
+
 class Rasterizer:
     """One map's images: the roads of the current viewport, then a frame at a time.
 
@@ -164,7 +199,8 @@ class Rasterizer:
     ``(x0, y0, x1, y1)``; they are read, never changed (graphs are shared by the server's
     sessions). Given ``nodes``, the same nodes on the GPU (`gpu_nodes`; a graph's sessions
     share one copy through its `viz.state.Geometry`), each frame's nodes are drawn by a CUDA
-    kernel with Datashader's pixel mapping; the roads are always drawn by Datashader on the CPU.
+    kernel; else each node's pixel is found once per viewport, and a frame writes its ranks
+    there. The roads are drawn on the CPU (`draw_roads`).
     """
 
     def __init__(
@@ -181,27 +217,21 @@ class Rasterizer:
         self._segments = segments
         self._spacing = _typical_spacing(segments)
         self.viewport: Viewport | None = None
-        self._canvas = None
         self._roads: np.ndarray | None = None
+        #: the nodes in the view (None: all) and their pixels (drawn by NumPy)
+        self._inside: np.ndarray | None = None
+        self._pixels: np.ndarray | None = None
         self.radius = 0
 
     def set_viewport(self, viewport: Viewport) -> None:
-        """Rasterise the roads for ``viewport`` (once per pan, zoom or resize)."""
-        import datashader as ds
-
+        """Rasterise the roads for ``viewport`` (once per pan, zoom or resize), and find
+        each node's pixel where NumPy draws them."""
         if viewport == self.viewport:
             return
-        canvas = ds.Canvas(
-            plot_width=viewport.width,
-            plot_height=viewport.height,
-            x_range=(viewport.x0, viewport.x1),
-            y_range=(viewport.y0, viewport.y1),
-        )
-        x0, y0, x1, y1 = self._segments
-        lines = pd.DataFrame({"x0": x0, "y0": y0, "x1": x1, "y1": y1}, copy=False)
-        agg = canvas.line(lines, x=["x0", "x1"], y=["y0", "y1"], axis=1, agg=ds.any())
-        self._roads = np.where(agg.values, ROAD, EMPTY).astype(np.uint8)
-        self._canvas, self.viewport = canvas, viewport
+        self._roads = np.where(draw_roads(self._segments, viewport), ROAD, EMPTY).astype(np.uint8)
+        if self._nodes is None:
+            self._inside, self._pixels = _node_pixels(self._x, self._y, viewport)
+        self.viewport = viewport
         pixels = self._spacing * viewport.width / max(viewport.x1 - viewport.x0, 1e-9)
         # Nodes grow to small squares once they lie several pixels apart (zoomed in).
         self.radius = 0 if pixels < 4 else 1 if pixels < 10 else 2
@@ -209,15 +239,15 @@ class Rasterizer:
     def image(self, ranks: np.ndarray) -> np.ndarray:
         """The frame's image (``uint8``, row 0 at the bottom): each pixel is `ROAD` plus the
         highest rank among its nodes, where that rank is above 0, else the roads'."""
-        import datashader as ds
-
         v = self._drawing()
         if self._nodes is not None:
             top = self._nodes.max_rank(ranks, (v.x0, v.x1), (v.y0, v.y1), v.width, v.height)
         else:
-            points = pd.DataFrame({"x": self._x, "y": self._y, "rank": ranks}, copy=False)
-            agg = self._canvas.points(points, "x", "y", agg=ds.max("rank")).values
-            top = np.fmax(agg, 0.0, out=agg).astype(np.uint8)  # an empty pixel (NaN) is 0
+            shown = ranks if self._inside is None else ranks[self._inside]
+            top = np.zeros(v.height * v.width, dtype=np.uint8)
+            for rank in range(1, int(shown.max(initial=0)) + 1):  # each rank over the lower
+                top[self._pixels[shown == rank]] = rank
+            top = top.reshape(v.height, v.width)
         return self._finish(top)
 
     def states_image(self, recording: Recording, frame: int) -> np.ndarray:
@@ -236,7 +266,7 @@ class Rasterizer:
         return self._finish(top)
 
     def _drawing(self) -> Viewport:
-        if self._canvas is None:
+        if self.viewport is None:
             msg = "set_viewport before drawing a frame"
             raise RuntimeError(msg)
         return self.viewport
@@ -248,35 +278,18 @@ class Rasterizer:
         return np.maximum(top, self._roads, out=top)
 
 
-def warm_up() -> None:
-    """Rasterise a tiny map once per process: Datashader compiles its code on first use
-    (3.7 s on this project's 2-core machine), which a caller can so pay on a worker thread
-    rather than on a page's. A second call waits for the first, then returns."""
-    with _warm_lock:
-        if _warmed.is_set():
-            return
-        x, y = np.array([0.0, 1.0]), np.array([0.0, 1.0])
-        tiny = Rasterizer(x, y, (x[:1], y[:1], x[1:], y[1:]), nodes=gpu_nodes(x, y))
-        tiny.set_viewport(Viewport(0.0, 1.0, 0.0, 1.0, 4, 4))
-        tiny.image(np.ones(2, dtype=np.uint8))
-        _warmed.set()
-
-
-def warm_up_in_background() -> None:
-    """Start `warm_up` on a daemon thread (once per process): the served app does so as its
-    first page opens, so that the first big map to load finds Datashader compiled, or
-    compiling while the graph is read (it took 3.7 of a 1M-node city's 10.7 s to its first
-    picture, cold, decisions/0079)."""
-    global _warm_thread
-    with _start_lock:
-        if _warm_thread is None and not _warmed.is_set():
-            _warm_thread = threading.Thread(target=warm_up, name="frontier-warm-up", daemon=True)
-            _warm_thread.start()
-
-
-_warm_lock, _start_lock = threading.Lock(), threading.Lock()
-_warmed = threading.Event()
-_warm_thread: threading.Thread | None = None
+def _node_pixels(x: np.ndarray, y: np.ndarray, v: Viewport) -> tuple:
+    """The nodes in the view (None: all of them) and each one's pixel index (``int32``),
+    mapped as Datashader's ``Canvas.points`` maps them, as the GPU's kernel does: column
+    ``int(x * sx + tx)``, the last column taking the points on the view's far edge."""
+    sx, sy = v.width / (v.x1 - v.x0), v.height / (v.y1 - v.y0)
+    tx, ty = -v.x0 * sx, -v.y0 * sy
+    inside = (v.x0 <= x) & (x <= v.x1) & (v.y0 <= y) & (y <= v.y1)
+    which = None if inside.all() else np.flatnonzero(inside)
+    xs, ys = (x, y) if which is None else (x[which], y[which])
+    col = np.minimum((xs * sx + tx).astype(np.int64), v.width - 1)
+    row = np.minimum((ys * sy + ty).astype(np.int64), v.height - 1)
+    return which, (row * v.width + col).astype(np.int32)
 
 
 def _typical_spacing(segments: tuple[np.ndarray, ...]) -> float:

@@ -29,7 +29,6 @@ from engine.media import replay
 
 from .files import MAX_TEXT_MB, DashboardError, checked_path, save_upload
 from .geometry import Geometry
-from .raster import warm_up
 from .runs import Reference, Run, Settings
 
 log = logging.getLogger(__name__)
@@ -137,8 +136,6 @@ def load(choice: GraphChoice) -> LoadedGraph:
     if graph.lon is not None:
         _say("preparing the map")
         geometry = Geometry(graph)
-        if geometry.rasterized:
-            warm_up()  # Datashader's first call compiles; here it happens on the loader's thread
     return LoadedGraph(choice, graph, geometry, recorded)
 
 

@@ -1,10 +1,10 @@
 """Launchers of the map-frame kernels (engine/backends/kernels/raster.cu) through CuPy.
 
 `viz.raster` draws a large graph's map as one image per frame; where a GPU is, the nodes of
-each frame are drawn by this kernel instead of by Datashader on the CPU (Datashader's own
-GPU path for points needs cuDF). The nodes' coordinates go to the device once, and a
-recording's stamps once; a frame of node states then sends nothing a node (the states are
-computed on the device), another layer's frame one byte a node; one byte a pixel comes back.
+each frame are drawn by this kernel instead of by NumPy on the CPU. The nodes' coordinates
+go to the device once, and a recording's stamps once; a frame of node states then sends
+nothing a node (the states are computed on the device), another layer's frame one byte a
+node; one byte a pixel comes back.
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ class NodeRaster:
         width: int, height: int,
     ) -> np.ndarray:  # fmt: skip
         """Each pixel's highest rank (``uint8``, ``height × width``, row 0 at ``y_range[0]``;
-        0 where no node or only rank 0), as Datashader's ``Canvas(width, height, x_range,
-        y_range).points(..., agg=max("rank"))`` with its empty pixels set to 0."""
+        0 where no node or only rank 0), as `viz.raster.Rasterizer` draws them on the CPU
+        (Datashader's ``Canvas(width, height, x_range, y_range).points(...,
+        agg=max("rank"))`` with its empty pixels set to 0)."""
         ranks = _backend.cupy().asarray(ranks, dtype=np.uint8)
         return self._draw("rank_max", (ranks,), x_range, y_range, width, height)
 

@@ -57,16 +57,21 @@ def rgb(image) -> np.ndarray:
 
 
 def line_pixels(x0, y0, x1, y1) -> tuple[np.ndarray, np.ndarray]:
-    """The pixels of straight segments from (x0, y0) to (x1, y1), in pixel units: each
-    segment sampled twice per pixel of its length, so lines have no gaps."""
-    x0, y0, x1, y1 = (np.asarray(a, dtype=np.float64) for a in (x0, y0, x1, y1))
-    steps = np.maximum(np.ceil(np.hypot(x1 - x0, y1 - y0) * 2), 1).astype(np.int64)
-    seg = np.repeat(np.arange(len(steps)), steps + 1)
-    first = np.repeat(np.cumsum(steps + 1) - steps - 1, steps + 1)
-    t = (np.arange(len(seg)) - first) / steps[seg]
-    px = np.rint(x0[seg] + t * (x1 - x0)[seg]).astype(np.int64)
-    py = np.rint(y0[seg] + t * (y1 - y0)[seg]).astype(np.int64)
-    return px, py
+    """The pixels of straight segments from (x0, y0) to (x1, y1), in pixel units (a pixel's
+    centre at a whole number): from the pixel of one end to the other's, one pixel a column
+    or a row, whichever the segment crosses more of, so lines have no gaps (a segment
+    within one pixel is that pixel)."""
+    c0, r0, c1, r1 = (np.rint(np.asarray(a, dtype=np.float64)).astype(np.int64)
+                      for a in (x0, y0, x1, y1))  # fmt: skip
+    dc, dr = c1 - c0, r1 - r0
+    steps = np.maximum(np.abs(dc), np.abs(dr))  # pixels after the first
+    longer = np.flatnonzero(steps)  # (most roads of a city seen whole are a pixel or less)
+    k = steps[longer]
+    seg = np.repeat(longer, k)
+    f = (np.arange(seg.size) - np.repeat(np.cumsum(k) - k, k) + 1) / steps[seg]
+    cols = c0[seg] + np.rint(f * dc[seg]).astype(np.int64)
+    rows = r0[seg] + np.rint(f * dr[seg]).astype(np.int64)
+    return np.concatenate([c0, cols]), np.concatenate([r0, rows])
 
 
 def road_segments(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray]:

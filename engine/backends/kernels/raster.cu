@@ -4,7 +4,7 @@
 // `Canvas.points`: dropped outside [xmin, xmax] × [ymin, ymax], else column
 // int(x * sx + tx) and row int(y * sy + ty), the last column or row taking the points on its
 // far edge. The products and sums are rounded apart (__dmul_rn, __dadd_rn: no fused
-// multiply-add), so that every node lands on the pixel Datashader's CPU code gives it.
+// multiply-add), so that every node lands on the pixel viz.raster's NumPy code gives it.
 
 // The view's mapping, passed to each kernel as its last arguments but the image.
 #define VIEW_PARAMS double sx, double tx, double sy, double ty, double xmin, double xmax, \
