@@ -8,7 +8,7 @@ Two graphs: a seeded 1,000,000-node synthetic city written as ``.gr`` + ``.co``
   session, the first image) and warm (a second session: the cache and the shared graph);
 - reaching a frame: ``Session.seek`` to 40 seeded frames with every per-frame view built
   (map, readouts, charts, caption), median and largest;
-- the map's frame at 1,600 × 1,000 pixels (Datashader points + roads, the image sent);
+- the map's frame at 1,600 × 1,000 pixels (the nodes over the roads, the image sent);
 - resident memory: the process before loading, with the graph loaded, and with 1 and 4
   sessions on it (the graph is shared read-only; each session holds its own runs).
 
