@@ -342,7 +342,7 @@ def run(spec: RunSpec, on_batch: Callable[[], None] | None = None):
     The asynchronous methods run their synchronous twin; recorded, they are recorded by
     phase (`engine.recording`), from the twin's iterations (`record_by_phase`)."""
     rec = spec.recording
-    by_phase = rec is not None and spec.method.asynchronous
+    by_phase = rec is not None and spec.method.recorded_by_phase
     if by_phase:
         iterations = Recording(rec.n_nodes, delta=rec.delta, with_buckets=False)
         spec = dataclasses.replace(spec, recording=iterations)

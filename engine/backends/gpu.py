@@ -253,7 +253,7 @@ def run(
     synchronous = dict(pile_capacity=pile_capacity, blocks=blocks, scope=scope,
                        queue_capacity=queue_capacity, stage_capacity=stage_capacity)  # fmt: skip
     asynchronous = spec.method.asynchronous and clusters_available()
-    by_phase = rec is not None and spec.method.asynchronous
+    by_phase = rec is not None and spec.method.recorded_by_phase
     if by_phase and not asynchronous:
         return _twin_by_phase(spec, on_batch, synchronous)
     dev = _uploads[graph]
