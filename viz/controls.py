@@ -174,7 +174,7 @@ class RunControls(Viewer):
     def bar(self, *more) -> pn.viewable.Viewable:
         """The main view's row: the algorithm, Δ (slider and exact), the batch size, and
         ``more`` after them."""
-        for w, width in ((self.method, 170), (self.delta_slider, 280), (self.batch, 260)):
+        for w, width in ((self.method, 270), (self.delta_slider, 280), (self.batch, 260)):
             w.param.update(width=width, sizing_mode="fixed")
         self.delta.sizing_mode = "fixed"
         return pn.FlexBox(self.method, self.delta_slider, self.delta, self.batch, *more,
