@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine
 from engine import load_graph
@@ -513,6 +515,34 @@ def test_comments_are_read_without_being_held(tmp_path):
         load_graph(path, cache=False)
 
 
+def test_long_texts_parse_in_pieces_on_every_core_to_the_same_graph(tmp_path, monkeypatch):
+    """A text of several `PIECE_BYTES` is parsed in pieces of whole lines on threads: the
+    same graph and coordinates as in one piece, and a bad file refused in the same words
+    (issue 54)."""
+    from engine.graphs import synthetic
+
+    gr, _ = synthetic.write_city(tmp_path / "town", 3_000, seed=7)
+    whole = load_graph(gr, cache=False)
+    monkeypatch.setattr(dimacs, "PIECE_BYTES", 1_000)
+    monkeypatch.setattr(dimacs.os, "cpu_count", lambda: 8)
+    assert len(dimacs._pieces(gr.read_bytes())) == 8
+    pieces = load_graph(gr, cache=False)
+    for name in ("indptr", "indices", "weights", "node_ids", "lon", "lat"):
+        np.testing.assert_array_equal(getattr(pieces, name), getattr(whole, name))
+    text = gr.read_bytes()
+    for bad, message in ((b"a 2 3 x", "is not a comment"), (b"a 2 3", "line 10316"),
+                         (b"a 2 3 " + b"9" * 25, "does not fit 64 bits")):  # fmt: skip
+        at = text.rindex(b"\na ") + 1  # the last line: in the last piece
+        gr.write_bytes(text[:at] + bad + b"\n")
+        monkeypatch.setattr(dimacs, "PIECE_BYTES", 1_000)
+        with pytest.raises(engine.FrontierError, match=message) as cut:
+            load_graph(gr, cache=False)
+        monkeypatch.setattr(dimacs, "PIECE_BYTES", 2**40)
+        with pytest.raises(engine.FrontierError) as one:
+            load_graph(gr, cache=False)
+        assert str(cut.value) == str(one.value)
+
+
 def test_decompressed_text_is_bounded_and_the_cli_can_raise_the_bound(tmp_path):
     path = tmp_path / "big.gr.bz2"
     path.write_bytes(bz2.compress(b"p sp 3 2\na 1 2 1\na 2 3 1\n" + b"c " * 2**20))
@@ -765,6 +795,39 @@ def test_the_plain_check_reads_and_refuses_as_the_line_regex(tmp_path, monkeypat
     fast = outcome()
     monkeypatch.setattr(dimacs, "plain", lambda _body, _letter: None)
     assert fast == outcome()
+
+
+def _plain_by_bytes(body: bytes, letter: bytes):
+    """`dimacs.plain` as first written, by bytes methods: the reference of the NumPy one."""
+    rest = body.translate(None, b" \n0123456789")
+    if rest.replace(letter, b"") if letter else rest:
+        return None
+    if b"  " in body or b" \n" in body or b"\n " in body or body[:1] == b" " or body[-1:] == b" ":
+        return None
+    led = 0
+    if letter:
+        led = body.count(b"\n" + letter + b" ") + body.startswith(letter + b" ")
+        if led != len(rest):
+            return None
+    return led, body.count(b" ")
+
+
+_PLAIN_BITS = [b"a", b"v", b" ", b"  ", b"\n", b"1", b"23", b"\t", b"-", b"a 1 2 3\n", b"\n\n",
+               b"v 4 5 6\n"]  # fmt: skip
+
+
+@given(
+    text=st.lists(st.sampled_from(_PLAIN_BITS), max_size=60).map(b"".join),
+    letter=st.sampled_from([b"a", b"v", b""]),
+    piece=st.sampled_from([2**40, 1, 7]),
+)
+@settings(max_examples=400, deadline=None)
+def test_plain_reads_as_the_bytes_methods_whole_or_in_pieces(text, letter, piece):
+    from unittest import mock
+
+    with mock.patch.object(dimacs, "PIECE_BYTES", piece), \
+            mock.patch.object(dimacs.os, "cpu_count", lambda: 4):  # fmt: skip
+        assert dimacs.plain(text, letter) == _plain_by_bytes(text, letter)
 
 
 def test_plain_texts_are_told_apart():
