@@ -65,6 +65,29 @@ def test_each_node_shows_its_state_in_every_frame(run):
     assert not np.isin(first, [_index("settled"), _index("far")]).any()  # the source alone
 
 
+@pytest.mark.parametrize("size", [None, (480, 640), (200, 200)])
+def test_states_paint_as_each_states_squares_in_turn(run, size):
+    """`MapPainter._paint_states` paints what painting each state's squares in turn paints
+    (`_paint_nodes`, settled then far then near), pixel for pixel, for any states."""
+    from engine.media.render import _STATES
+
+    painter = MapPainter(run.graph, size)
+    rng = np.random.default_rng(3)
+    for states in (rng.integers(0, 4, run.graph.n_nodes).astype(np.uint8),
+                   run.recording.states(len(run.recording) // 2)):  # fmt: skip
+        fast, slow = painter._base.copy(), painter._base.copy()
+        painter._paint_states(fast, states)
+        for code, colour in _STATES:
+            painter._paint_nodes(slow, np.flatnonzero(states == code), colour, painter.dot)
+        np.testing.assert_array_equal(fast, slow)
+    painter.dot = 3  # small graphs' squares
+    fast, slow = painter._base.copy(), painter._base.copy()
+    painter._paint_states(fast, states)
+    for code, colour in _STATES:
+        painter._paint_nodes(slow, np.flatnonzero(states == code), colour, 3)
+    np.testing.assert_array_equal(fast, slow)
+
+
 def test_gif_has_every_frame_and_matches_the_painter(run, tmp_path):
     out = export.export(run, tmp_path / "run.gif", size=(480, 640))
     painter = MapPainter(run.graph, (480, 640))
@@ -87,6 +110,15 @@ def test_mp4_has_the_chosen_frames(run, tmp_path):
     frames = sum(1 for _ in reader)
     assert frames == 20 and seen == list(range(1, 21))
     assert meta["fps"] == 20 and meta["size"] == default_size(run.graph)
+
+
+def test_most_frames_are_spread_evenly_first_and_last_kept():
+    assert export.spread(range(10), None) == range(10)
+    assert export.spread(range(10), 10) == range(10)
+    assert export.spread(range(10), 4) == [0, 3, 6, 9]
+    assert export.spread(range(5, 105), 3) == [5, 55, 104]
+    with pytest.raises(engine.ParameterError, match="at least 2 frames"):
+        export.spread(range(10), 1)
 
 
 def test_png_and_frame_table(run, tmp_path):

@@ -5,6 +5,7 @@ from PIL import Image
 
 import engine
 from engine.media import export
+from engine.media.render import MapPainter
 from viz.state import GraphChoice, Session
 from viz.takeaway import DOWNLOADS, TakeawayView
 
@@ -22,6 +23,25 @@ def test_each_download_is_the_run_on_show(session, tmp_path):
     assert view.buttons[".png"].filename.endswith("-f11.png")
     rows = (tmp_path / view.buttons[".csv"].filename).read_text().splitlines()
     assert len(rows) == run.n_frames + 1 and rows[0].startswith(",".join(export.TABLE[:3]))
+
+
+def test_a_long_run_is_animated_by_frames_spread_evenly(session, tmp_path, monkeypatch):
+    """A GIF of a run longer than MAX_ANIMATION_FRAMES keeps that many frames, the first and
+    the last among them, and the page says so (a 16M-node city's run has thousands)."""
+    from viz import takeaway
+
+    monkeypatch.setattr(takeaway, "MAX_ANIMATION_FRAMES", 4)
+    view, run = TakeawayView(session), session.runs[0]
+    assert run.n_frames > 4
+    out = tmp_path / "run.gif"
+    out.write_bytes(view.file(".gif").getvalue())
+    painter = MapPainter(run.result.graph)
+    with Image.open(out) as gif:
+        assert gif.n_frames == 4
+        gif.seek(3)
+        last = painter.frame(run.result, run.n_frames - 1).convert("RGB")
+        np.testing.assert_array_equal(np.asarray(gif.convert("RGB")), np.asarray(last))
+    assert f"shows 4 of the run's {run.n_frames:,} frames" in session.notice
 
 
 def test_side_b_and_runs_without_frames(session):

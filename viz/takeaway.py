@@ -31,6 +31,9 @@ DOWNLOADS = (
     (replay.SUFFIX, "Replay"),
 )
 _MAP_ONLY = (".gif", ".mp4", ".png")
+#: A GIF or MP4 of a longer run shows this many of its frames, spread evenly: a 16M-node
+#: city's run has thousands, each drawn in about half a second on the server (issue 54).
+MAX_ANIMATION_FRAMES = 300
 
 
 def file_name(session: Session, run: Run, suffix: str) -> str:
@@ -78,14 +81,24 @@ class TakeawayView(Viewer):
         s = self.session
         source = dataclasses.asdict(s.loaded.choice)
         frame = s.frame if suffix == ".png" else None
+        most = MAX_ANIMATION_FRAMES if suffix in (".gif", ".mp4") else None
         try:
             with tempfile.TemporaryDirectory(prefix="frontier-export-") as folder:
                 path = Path(folder) / f"run{suffix}"
-                export.export(self.run.result, path, frame=frame, fps=s.fps, source=source)
-                return BytesIO(path.read_bytes())
+                export.export(
+                    self.run.result, path, frame=frame, fps=s.fps, source=source, most=most
+                )
+                data = BytesIO(path.read_bytes())
         except Exception as exc:
             s.fail(exc)
             return None
+        n = self.run.n_frames
+        if most is not None and n > most:
+            s.notice = (
+                f"The {suffix[1:].upper()} shows {most} of the run's {n:,} frames, spread "
+                "evenly (the first and the last among them); frontier animate draws them all"
+            )
+        return data
 
     def _sync(self, *_events) -> None:
         run = self.run

@@ -70,6 +70,18 @@ def frame_range(text: str | None, n_frames: int) -> range:
     return range(start, stop + 1)
 
 
+def spread(frames: range, most: int | None) -> range | list[int]:
+    """``frames``, or, where there are more than ``most`` (at least 2), ``most`` of them
+    spread evenly, the first and the last among them."""
+    if most is None or len(frames) <= most:
+        return frames
+    if most < 2:
+        msg = f"an animation keeps at least 2 frames (its first and last), got {most}"
+        raise ParameterError(msg)
+    picked = np.rint(np.linspace(0, len(frames) - 1, most)).astype(np.int64)
+    return [frames[int(i)] for i in picked]
+
+
 def frame_table(result: SSSPResult) -> str:
     """The recording's frame table as CSV: one row per frame, bucket sizes (Δ-stepping) as
     ``index:size`` pairs separated by spaces (``rest`` for the last bin)."""
@@ -104,12 +116,14 @@ def export(
     size: tuple[int, int] | None = None,
     source: dict | None = None,
     progress: Callable[[int], None] | None = None,
+    most: int | None = None,
 ) -> Path:
     """Write ``result`` to ``path`` in the format its name says (see `FORMATS`).
 
-    ``frames`` (``"A:B"``) limits an animation; ``frame`` picks the PNG's frame (the last by
-    default); ``size`` is the picture's (width, height); ``source`` says where the graph
-    came from (kept in a replay); ``progress(k)`` is called after each frame drawn.
+    ``frames`` (``"A:B"``) limits an animation, and ``most`` keeps at most that many of
+    them, spread evenly (`spread`); ``frame`` picks the PNG's frame (the last by default);
+    ``size`` is the picture's (width, height); ``source`` says where the graph came from (kept
+    in a replay); ``progress(k)`` is called after each frame drawn.
     """
     kind = format_of(path)
     rec = _recording(result)
@@ -129,7 +143,7 @@ def export(
             raise ParameterError(msg)
         picture = MapPainter(result.graph, size).frame(result, k)
         return write_atomic(path, lambda f: picture.convert("RGB").save(f, format="PNG"))
-    chosen = frame_range(frames, len(rec))
+    chosen = spread(frame_range(frames, len(rec)), most)
     painter = MapPainter(result.graph, size)
 
     def pictures():
