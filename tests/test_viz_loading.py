@@ -71,11 +71,11 @@ def test_a_linked_graph_loads_once_while_the_page_is_made(session, town, monkeyp
         return await loader.load(c, lambda: session.load_graph(c))
 
     assert asyncio.run(go(choice))
-    early.join(10)
+    early.thread.join(10)
     assert reads == [str(town)] and session.loaded.choice == choice
     assert not loading._loading  # no lock left behind
     missing = GraphChoice(str(town.parent / "missing.gr"))
-    loading.prefetch(missing).join(10)
+    loading.prefetch(missing).thread.join(10)
     assert not asyncio.run(go(missing))
     assert "missing.gr" in session.error and session.loaded.choice == choice
 
@@ -131,6 +131,54 @@ def test_cancel_keeps_the_previous_graph_and_stops_the_worker(session, town, mon
     assert stopped.is_set() and not applied
     assert "loading town.gr was cancelled; the previous graph is kept" == session.error
     assert session.loaded is before
+
+
+def test_cancel_stops_the_linked_graphs_early_load_too(session, town, monkeypatch):
+    """A page opened by a link loads its graph twice over: the early load (`prefetch`) and
+    the page's own, which waits for it. Cancel stops both at their next stage: the early one
+    no longer runs on, for nobody, to the end; while it ran, the page showed its stage, not
+    its own load's "starting" (issue 54)."""
+    state.load.clear()
+    reached, go_on, stages = threading.Event(), threading.Event(), []
+    real = state.load
+
+    def slow(choice):
+        state._say("parsing the arcs")
+        reached.set()
+        go_on.wait(10)
+        state._say("building the CSR")  # raises once cancelled
+        stages.append("built")
+        return real(choice)
+
+    monkeypatch.setattr(state, "load", slow)
+    choice = GraphChoice(str(town))
+    early = loading.prefetch(choice)
+    loader = Loader(session, prefetched=early)
+    before = session.loaded
+
+    async def go():
+        task = asyncio.ensure_future(loader.load(choice, lambda: session.load_graph(choice)))
+        await asyncio.to_thread(reached.wait, 10)
+        await asyncio.sleep(0.1)  # the page's load waits for the early one ...
+        loader._tick()
+        assert loader.stage == "parsing the arcs"  # ... and shows the early one's stage
+        loader.cancel()
+        go_on.set()
+        return await task
+
+    assert asyncio.run(go()) is False
+    early.thread.join(10)
+    assert early.cancelled.is_set() and not early.thread.is_alive()
+    assert stages == [] and not loading._loading  # neither went on; no lock left behind
+    assert session.loaded is before and "was cancelled" in session.error
+    # A load of another graph stops the early load too; of the same graph, it keeps it.
+    early = loading.prefetch(choice)
+    Loader(session, prefetched=early)._stop_prefetch(unless=choice)
+    assert not early.cancelled.is_set()
+    Loader(session, prefetched=early)._stop_prefetch(unless=GraphChoice())
+    assert early.cancelled.is_set()
+    go_on.set()
+    early.thread.join(10)
 
 
 def test_a_failed_load_is_one_line_and_keeps_the_graph(session, tmp_path, monkeypatch):

@@ -47,10 +47,11 @@ def notify(kind: str):
 def create_app(session: Session | None = None) -> pn.viewable.Viewable:
     """The whole page for ``session`` (a new one on the embedded city by default); when
     served, it opens what the page's link says once the page has loaded."""
+    early = None
     if served() is not None:
         linked = linked_graph(_link())
         if linked is not None and linked != GraphChoice():
-            prefetch(linked)  # loading while the page is made and the browser sets it up
+            early = prefetch(linked)  # loading while the page is made and the browser sets it up
     if session is None:
         session = Session()
         session.load_graph(GraphChoice())
@@ -60,7 +61,7 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
     explorer = Explorer(session)
     lessons = Lessons(session)
     quiz = Quiz(session)  # predict the next step: questions checked against the recording
-    loader = Loader(session)  # graph loads run on a worker thread, with progress and Cancel
+    loader = Loader(session, prefetched=early)  # loads on a worker thread, progress and Cancel
     player, legend = Player(session), Legend(session)
     runs = [RunControls(session, config) for config in session.configs]
     lesson_view = LessonView(lessons)

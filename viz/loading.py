@@ -4,7 +4,8 @@ A `Loader` per page runs `state.load` (read, parse, CSR, cache, map) on a worker
 the page stays live (the player keeps playing). A clock on the page copies the stage the
 worker is in to ``stage`` (a worker thread never touches the page's models). `LoadProgress`
 shows it once a load has taken `SHOW_AFTER_S`, with a Cancel button: the previous graph stays
-on show at once, and the worker stops at the start of its next stage.
+on show at once, and the worker stops at the start of its next stage (so does the linked
+graph's early load, below).
 
 A page opened by a link to another graph starts loading it as the page is made (`prefetch`),
 while the browser sets the page up: its own load then waits for that one and finds the graph
@@ -46,6 +47,15 @@ class _Job:
         self.stage = "starting"
         self.started = time.monotonic()
         self.cancelled = threading.Event()
+        self.thread: threading.Thread | None = None  # a prefetch's own thread
+        self.ahead: _Job | None = None  # the load of the same graph this one waits for
+
+    @property
+    def shown(self) -> str:
+        """The stage to show: this load's, or, while it waits for another load of the same
+        graph (a link's early load), that one's."""
+        ahead = self.ahead
+        return self.stage if ahead is None else ahead.stage
 
     def run(self) -> None:
         def report(stage: str) -> None:
@@ -53,46 +63,54 @@ class _Job:
                 raise LoadCancelled("cancelled")
             self.stage = stage
 
-        with state.reporting(report), _one_at_a_time(self.choice):
+        with state.reporting(report), _one_at_a_time(self):
             state.load(self.choice)
 
 
-#: The graphs being loaded, each with its lock and the loads that hold or wait for it.
+#: The graphs being loaded, each with its lock, the loads that hold or wait for it, and the
+#: load that holds it.
 _loading: dict[str, list] = {}
 _loading_guard = threading.Lock()
 
 
 @contextlib.contextmanager
-def _one_at_a_time(choice: GraphChoice):
-    """Hold ``choice``'s load lock: a second load of the same graph waits for the first, then
-    finds it in `state.load`'s cache, instead of reading it again beside it."""
-    key = repr(choice)
+def _one_at_a_time(job: _Job):
+    """Hold ``job``'s graph's load lock: a second load of the same graph waits for the first
+    (showing its stage), then finds it in `state.load`'s cache, instead of reading it again
+    beside it."""
+    key = repr(job.choice)
     with _loading_guard:
-        entry = _loading.setdefault(key, [threading.Lock(), 0])
+        entry = _loading.setdefault(key, [threading.Lock(), 0, None])
         entry[1] += 1
+        job.ahead = entry[2]
     try:
         with entry[0]:
+            job.ahead, entry[2] = None, job
             yield
     finally:
         with _loading_guard:
+            if entry[2] is job:
+                entry[2] = None
             entry[1] -= 1
             if entry[1] == 0:
                 del _loading[key]
 
 
-def prefetch(choice: GraphChoice) -> threading.Thread:
-    """Start loading ``choice`` on a daemon thread now: a page opened by a link loads its
-    graph while the browser sets the page up (3.3 of a 1M-node city's 10 s to its first
-    picture went by before the page asked for it, decisions/0086). What goes wrong is left
-    for the page's own load to say: it loads the graph again, and reports."""
+def prefetch(choice: GraphChoice) -> _Job:
+    """Start loading ``choice`` on a daemon thread now (the job's ``thread``): a page opened
+    by a link loads its graph while the browser sets the page up (3.3 of a 1M-node city's
+    10 s to its first picture went by before the page asked for it, decisions/0086). What
+    goes wrong is left for the page's own load to say: it loads the graph again, and reports.
+    The page's `Loader` cancels this job with its own (``Loader(prefetched=...)``)."""
+    job = _Job(choice)
 
     def run() -> None:
-        with contextlib.suppress(Exception), _one_at_a_time(choice):
-            state.load(choice)
+        with contextlib.suppress(Exception):
+            job.run()
 
-    thread = threading.Thread(target=run, name="frontier-prefetch", daemon=True)
-    thread.start()
-    return thread
+    job.thread = threading.Thread(target=run, name="frontier-prefetch", daemon=True)
+    job.thread.start()
+    return job
 
 
 def describe(choice: GraphChoice) -> str:
@@ -110,10 +128,12 @@ class Loader(param.Parameterized):
     stage = param.String(default="", doc="The stage the load is in")
     elapsed = param.Number(default=0.0, doc="Seconds since the load began")
 
-    def __init__(self, session: Session, **params):
+    def __init__(self, session: Session, *, prefetched: _Job | None = None, **params):
         super().__init__(**params)
         self.session = session
         self._job: _Job | None = None
+        #: the load of the page's linked graph, started as the page was made (`prefetch`)
+        self._prefetched = prefetched
         self._stop_clock: Callable[[], None] | None = None
 
     async def load(self, choice: GraphChoice, then: Callable[[], object]) -> bool:
@@ -122,9 +142,10 @@ class Loader(param.Parameterized):
         why) or was cancelled; the previous graph stays either way."""
         if self._job is not None:
             self._drop(self._job)  # a new load replaces the one in progress
+        self._stop_prefetch(unless=choice)
         job = _Job(choice)
         self._job = job
-        self.param.update(busy=True, label=describe(choice), stage=job.stage, elapsed=0.0)
+        self.param.update(busy=True, label=describe(choice), stage=job.shown, elapsed=0.0)
         self._stop_clock = every(200, self._tick)
         try:
             await asyncio.to_thread(job.run)
@@ -152,8 +173,18 @@ class Loader(param.Parameterized):
         if job is None:
             return
         self._drop(job)
+        self._stop_prefetch()
         msg = f"loading {describe(job.choice)} was cancelled; the previous graph is kept"
         self.session.fail(LoadCancelled(msg))
+
+    def _stop_prefetch(self, *, unless: GraphChoice | None = None) -> None:
+        """Stop loading the linked graph (at the start of its next stage), unless it is
+        ``unless``: cancelled, or replaced by another graph, it would go on taking the
+        server's memory and a core for nobody (a minute and 10 GB for a 16M-node city)."""
+        early = self._prefetched
+        if early is not None and early.choice != unless:
+            early.cancelled.set()
+            self._prefetched = None
 
     def _drop(self, job: _Job) -> None:
         job.cancelled.set()
@@ -168,7 +199,7 @@ class Loader(param.Parameterized):
     def _tick(self) -> None:
         job = self._job
         if job is not None:
-            self.param.update(stage=job.stage, elapsed=time.monotonic() - job.started)
+            self.param.update(stage=job.shown, elapsed=time.monotonic() - job.started)
 
 
 class LoadProgress(Viewer):
@@ -196,8 +227,8 @@ class LoadProgress(Viewer):
         shown = loader.busy and loader.elapsed >= SHOW_AFTER_S
         if shown:
             self._text.object = (
-                f"Loading <b>{html.escape(loader.label)}</b>: {loader.stage} "
-                f"({loader.elapsed:.0f} s)"
+                f'<span class="frontier-loading-text">Loading <b>{html.escape(loader.label)}'
+                f"</b>: {loader.stage} ({loader.elapsed:.0f} s)</span>"
             )
         if self._layout.visible != shown:
             self._layout.visible = shown
