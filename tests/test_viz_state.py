@@ -218,9 +218,19 @@ def test_uploads_are_stored_by_content_and_bounded(session, monkeypatch):
 
 def test_graphs_too_big_to_draw_are_refused(session, monkeypatch):
     monkeypatch.setattr(state, "MAX_NODES", 100)
+    monkeypatch.setattr(state, "MAX_NODES_GPU", 100)
     state.load.clear()
     assert not session.load_graph(GraphChoice(network="walk"))
     assert "at most 100 are allowed here" in session.error
+
+
+def test_a_gpu_opens_graphs_six_times_larger(monkeypatch):
+    """Where a GPU draws the map's nodes the dashboard takes the USA's 24M-node road graph,
+    and its text in proportion; else 4M nodes and 512 MB (issue 54)."""
+    monkeypatch.setattr(engine, "gpu_available", lambda: False)
+    assert (state.max_nodes(), state.max_text_bytes()) == (4_000_000, 512 * 2**20)
+    monkeypatch.setattr(engine, "gpu_available", lambda: True)
+    assert (state.max_nodes(), state.max_text_bytes()) == (24_000_000, 3072 * 2**20)
 
 
 def test_declared_size_is_refused_before_loading(session, data_dir):

@@ -17,7 +17,8 @@ from pathlib import Path
 from engine import FrontierError
 from engine.graphs.io import cache_dir, prune_temporary, write_atomic
 
-#: Largest accepted upload, and the most text a graph file may hold once decompressed.
+#: Largest accepted upload, and the most text a graph file of up to `viz.state.MAX_NODES` nodes
+#: may hold once decompressed (`viz.state.max_text_bytes`).
 MAX_UPLOAD_MB, MAX_TEXT_MB = 64, 512
 #: Uploads unused for this long are removed when another upload arrives.
 UPLOAD_LIFETIME_S = 7 * 24 * 3600

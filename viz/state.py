@@ -36,8 +36,10 @@ log = logging.getLogger(__name__)
 #: The default search of the embedded city: across central Helsinki.
 HELSINKI_SOURCE, HELSINKI_TARGET = 25291537, 6388100055
 #: Graphs with more nodes are refused by the dashboard (the CLI takes them). Maps above
-#: `viz.raster.RASTER_ABOVE` nodes are drawn as server-side images.
-MAX_NODES = 4_000_000
+#: `viz.raster.RASTER_ABOVE` nodes are drawn as server-side images, a frame's nodes by NumPy
+#: (`MAX_NODES`) or, where a GPU is, by a CUDA kernel (`MAX_NODES_GPU`: the USA's road graph
+#: has 24M nodes; decisions/0088). See `max_nodes`.
+MAX_NODES, MAX_NODES_GPU = 4_000_000, 24_000_000
 #: Finished runs kept per session, keyed by their parameters, and the most nodes their
 #: recordings may cover together (the two on show are always kept).
 RUN_CACHE_SIZE, RUN_CACHE_NODES = 16, 8_000_000
@@ -74,8 +76,8 @@ class GraphChoice:
         return self.spec.lower().endswith(replay.SUFFIX)
 
     def load(self) -> engine.CSRGraph:
-        """Load the graph; DIMACS/PACE files over `MAX_NODES` (by their declared size) or
-        over `MAX_TEXT_MB` of text are refused before anything is allocated."""
+        """Load the graph; DIMACS/PACE files over `max_nodes` (by their declared size) or
+        over `max_text_bytes` of text are refused before anything is allocated."""
         weights = None if self.weights == "file" else self.weights
         return engine.load_graph(
             self.spec,
@@ -83,10 +85,22 @@ class GraphChoice:
             weight=self.weight,
             weights=weights,
             coordinates=self.coords or "auto",
-            max_nodes=MAX_NODES,
-            max_bytes=MAX_TEXT_MB * 2**20,
+            max_nodes=max_nodes(),
+            max_bytes=max_text_bytes(),
             progress=_say,
         )
+
+
+def max_nodes() -> int:
+    """The most nodes a graph the dashboard opens here may have: `MAX_NODES_GPU` where a GPU
+    draws the map's nodes, else `MAX_NODES`."""
+    return MAX_NODES_GPU if engine.gpu_available() else MAX_NODES
+
+
+def max_text_bytes() -> int:
+    """The most text a graph file may hold once decompressed: `MAX_TEXT_MB` for
+    `MAX_NODES` nodes, in proportion for `max_nodes` (a 16M-node city's ``.gr`` is 1.24 GB)."""
+    return MAX_TEXT_MB * 2**20 * max_nodes() // MAX_NODES
 
 
 _reporter = threading.local()
@@ -125,10 +139,10 @@ def load(choice: GraphChoice) -> LoadedGraph:
     if choice.is_replay:
         recorded = replay.load(choice.spec)[0]
         graph = recorded.graph
-        if graph.n_nodes > MAX_NODES:
+        if graph.n_nodes > max_nodes():
             msg = (
                 f"{graph.name} has {graph.n_nodes:,} nodes; the dashboard takes at most "
-                f"{MAX_NODES:,}: use frontier animate for this replay"
+                f"{max_nodes():,} here: use frontier animate for this replay"
             )
             raise DashboardError(msg)
     else:
