@@ -1,11 +1,15 @@
 """The dashboard on metro-scale graphs (issue 19): load, frames, memory, and frame rate.
 
-Two graphs: a seeded 1,000,000-node synthetic city written as ``.gr`` + ``.co``
-(`engine.graphs.synthetic`, seed 19) and PACE NE (1.5M nodes, no coordinates, ``random:1`` weights).
+Graphs: ``city``, a seeded 1,000,000-node synthetic city written as ``.gr`` + ``.co``
+(`engine.graphs.synthetic`, seed 19); ``city16m`` and the like, the same at 16M nodes (the
+dashboard takes 24M where a GPU draws the map, 4M elsewhere); and PACE graphs by name, such
+as ``NE`` (1.5M nodes, no coordinates, ``random:1`` weights). A city already written to
+``$FRONTIER_CITY_DIR`` (as ``city16m.gr`` + ``.co``) is read from there.
 
 ``server`` (no browser; runs on a GPU machine too) measures in one process, per graph:
 - load to first picture, cold (empty cache: parse, CSR, cache, map, the searches of a new
-  session, the first image) and warm (a second session: the cache and the shared graph);
+  session, the first image), from the CSR cache (the same in a new process, the cache kept)
+  and warm (a second session: the cache and the shared graph);
 - reaching a frame: ``Session.seek`` to 40 seeded frames with every per-frame view built
   (map, readouts, charts, caption), median and largest;
 - the map's frame at 1,600 × 1,000 pixels (the nodes over the roads, the image sent);
@@ -13,10 +17,16 @@ Two graphs: a seeded 1,000,000-node synthetic city written as ``.gr`` + ``.co``
   sessions on it (the graph is shared read-only; each session holds its own runs).
 
 ``browser`` (needs Debian's chromium) serves the app, opens the graph by ``?graph=`` in
-headless Chromium, and reports the page's load to first picture, how long the server then
-stays busy (the session's SciPy references, the cache), the frames per second the page paints
-while playing at 30 fps once it is not, the server's CPU time per second meanwhile, and its
-resident memory.
+headless Chromium, and reports the page's load to first picture (cold: nothing cached) and
+the load stages the page showed meanwhile, how long the server then stays busy (the
+session's SciPy references, the cache), the frames per second the page paints while playing
+at 30 fps once it is not, the server's CPU time per second meanwhile, and its resident
+memory; then how long a step, a scrub to the last frame and a GIF of the run take to come;
+and, as a baseline, how long the page takes to its first picture on its embedded city (no
+link) in that server.
+A second server then opens each graph again with its CSR in the cache (a new process: the
+graph is not in memory), and a page cancels a load of each (``unit`` weights, not cached):
+how long until the page says so, and whether the server stops working.
 
     python bench/metro.py server [--graphs city NE] [--out FILE.json]
     python bench/metro.py browser [--graphs city NE] [--out FILE.json]
@@ -26,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import sys
@@ -38,6 +49,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 CITY_NODES, CITY_SEED = 1_000_000, 19
+#: A city's name: ``city`` (`CITY_NODES`) or ``city<millions>m``.
+CITY = re.compile(r"city(?:(\d+)m)?")
 #: How many map frames the page has decoded and shown (counted by viz/bitmaps.js).
 BITMAPS = "() => window.frontier_bitmaps ?? 0"
 PACE = ROOT.parent / "shared" / "data" / "pace16" / "NE.gr.xz"
@@ -50,11 +63,18 @@ def rss_mb() -> float:
 
 
 def graph_file(name: str, folder: Path) -> tuple[Path, str]:
-    """The file of graph ``name`` (the city is written into ``folder``) and its weights."""
-    if name == "city":
+    """The file of graph ``name`` (a city is written into ``folder`` unless
+    ``$FRONTIER_CITY_DIR`` has it) and its weights."""
+    city = CITY.fullmatch(name)
+    if city:
         from engine.graphs import synthetic
 
-        gr, _ = synthetic.write_city(folder / "city1m", CITY_NODES, seed=CITY_SEED)
+        nodes = int(city.group(1)) * 1_000_000 if city.group(1) else CITY_NODES
+        stem = f"city{nodes // 1_000_000}m"
+        ready = Path(os.environ.get("FRONTIER_CITY_DIR", folder)) / stem
+        if ready.with_suffix(".gr").exists() and ready.with_suffix(".co").exists():
+            return ready.with_suffix(".gr"), "file"
+        gr, _ = synthetic.write_city(folder / stem, nodes, seed=CITY_SEED)
         return gr, "file"
     path = Path(os.environ.get("FRONTIER_PACE_DIR", PACE.parent)) / f"{name}.gr.xz"
     return path, "random:1"
@@ -78,13 +98,16 @@ def where() -> dict:
 
 
 def server(names: list[str], folder: Path) -> dict:
-    """`server_one` for each graph, each in a fresh process (memory figures start clean)."""
+    """`server_one` for each graph, each in a fresh process (memory figures start clean),
+    then again in another (its CSR read from the cache the first wrote)."""
     import multiprocessing
 
     out = where()
     with multiprocessing.get_context("spawn").Pool(1, maxtasksperchild=1) as pool:
         for name in names:
             out[name] = pool.apply(server_one, (name, folder))
+            # again in a new process: the CSR (and the core) now come from the cache
+            out[f"{name}, CSR cached"] = pool.apply(server_one, (name, folder))
     return out
 
 
@@ -143,7 +166,7 @@ def server_one(name: str, folder: Path) -> dict:
         frame_times = []
         for frame in rng.integers(0, run.n_frames, 40):
             t = time.perf_counter()
-            r.image(raster.STATE_RANK[run.states(int(frame))])
+            r.states_image(run.result.recording, run.clamp(int(frame)))  # as the page draws
             frame_times.append(time.perf_counter() - t)
         row["map_frame_1600x1000_ms"] = 1000 * statistics.median(frame_times)
     print(f"{name}: warm load and more sessions", file=sys.stderr, flush=True)
@@ -180,8 +203,6 @@ def settle(pid: int, *, below: float = 0.6, longest: float = 60.0) -> float:
 
 
 def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
-    from urllib.parse import urlencode
-
     from dashboard_fps import SAMPLER
     from load import proc_stats
     from playwright.sync_api import sync_playwright
@@ -192,19 +213,14 @@ def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
     files = {name: graph_file(name, folder) for name in names}
     dirs = os.pathsep.join(sorted({str(p.parent) for p, _ in files.values()}))
     env = {"FRONTIER_CACHE_DIR": str(folder / "cache"), "FRONTIER_DATA_DIRS": dirs}
-    proc, url = serve_app(env, folder / "serve.log")
-    try:
-        with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        proc, url = serve_app(env, folder / "serve.log")
+        try:
             for name, (path, weights) in files.items():
-                print(f"{name}: page", file=sys.stderr, flush=True)
+                print(f"{name}: page, cold", file=sys.stderr, flush=True)
                 page = b.new_context(viewport={"width": 1600, "height": 1000}).new_page()
-                query = {"graph": str(path), "weights": weights}
-                start = time.perf_counter()
-                page.goto(url + "?" + urlencode(query))
-                page.locator(".frontier-stats", has_text=path.name).first.wait_for(timeout=600_000)
-                page.locator(".frontier-iteration").first.wait_for()
-                row = {"page_to_first_picture_s": time.perf_counter() - start}
+                row = _first_picture(page, url, {"graph": str(path), "weights": weights})
                 row["settle_s"] = settle(proc.pid)
                 set_speed(page, 30)
                 page.evaluate(SAMPLER)
@@ -217,14 +233,145 @@ def browser(names: list[str], folder: Path, seconds: float = 8.0) -> dict:
                 row["painted_fps_at_30"] = (len(seen) - 1) / span if span else 0.0
                 row["map_frames_shown_per_s"] = (page.evaluate(BITMAPS) - shown) / seconds
                 row["server_rss_mb"] = proc_stats(proc.pid)[1] / 1e6
+                print(row, file=sys.stderr, flush=True)
+                row.update(_step_scrub_and_gif(page, folder))
                 out[name] = row
                 print(row, file=sys.stderr, flush=True)
                 page.context.close()
-            b.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+            # The page alone: the embedded city, no link, in the same (warm) server.
+            page = b.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+            start = time.perf_counter()
+            page.goto(url)
+            page.locator(".frontier-stats").first.wait_for(timeout=120_000)
+            page.locator(".frontier-iteration").first.wait_for()
+            out["page_alone_to_first_picture_s"] = time.perf_counter() - start
+            page.context.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+        proc, url = serve_app(env, folder / "serve-cached.log")  # a new process, the cache kept
+        try:
+            for name, (path, weights) in files.items():
+                print(f"{name}: page, CSR cached; cancel", file=sys.stderr, flush=True)
+                page = b.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+                cached = _first_picture(page, url, {"graph": str(path), "weights": weights})
+                out[name]["page_to_first_picture_cached_s"] = cached["page_to_first_picture_s"]
+                out[name]["cancel"] = _cancel(page, url, path, proc.pid)
+                print(out[name]["cancel"], file=sys.stderr, flush=True)
+                page.context.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+        b.close()
     return out
+
+
+def _first_picture(page, url: str, query: dict, *, longest: float = 900.0) -> dict:
+    """Open ``url`` with ``query`` and wait for the graph's first picture; the seconds it
+    took and the load's stages the page showed meanwhile (sampled every 0.2 s)."""
+    from urllib.parse import urlencode
+
+    name = Path(query["graph"]).name
+    start = time.perf_counter()
+    page.goto(url + "?" + urlencode(query))
+    stats, stages = page.locator(".frontier-stats", has_text=name), []
+    while not stats.count():
+        if time.perf_counter() - start > longest:
+            msg = f"{name} showed no picture in {longest:.0f} s; stages seen: {stages}"
+            raise TimeoutError(msg)
+        stage = _stage_shown(page)
+        if stage and stage not in stages:
+            stages.append(stage)
+        time.sleep(0.2)
+    page.locator(".frontier-iteration").first.wait_for()
+    return {"page_to_first_picture_s": time.perf_counter() - start, "stages_shown": stages}
+
+
+def _stage_shown(page) -> str:
+    """The load stage the page shows ("" when it shows none)."""
+    shown = page.locator(".frontier-loading-text").first
+    try:
+        text = shown.inner_text(timeout=1000) if shown.is_visible() else ""
+    except Exception:  # redrawn while read: the next sample reads it
+        text = ""
+    found = re.search(r":\s*(.+?)\s*\(\d+ s\)", text)
+    return found.group(1) if found else ""
+
+
+def _step_scrub_and_gif(page, folder: Path) -> dict:
+    """Pause, then the seconds a step, a scrub to the last frame (the Frame slider dragged
+    to its end) and a GIF of the run (the settings drawer's export) take to come."""
+    from tests.test_viz_browser import number, open_settings, play_button, stats, wait_for
+
+    row = {}
+    if "Pause" in play_button(page).inner_text():
+        play_button(page).click()
+    wait_for(lambda: "Play" in play_button(page).inner_text(), 60)
+    page.locator("button", has_text="First").first.click()
+    wait_for(lambda: number(page, "frontier-iteration") == 0, 60)
+    shown = page.evaluate(BITMAPS)
+    t = time.perf_counter()
+    page.locator("button", has_text="Step").first.click()
+    wait_for(lambda: number(page, "frontier-iteration") == 1 and page.evaluate(BITMAPS) > shown, 60)
+    row["step_s"] = time.perf_counter() - t
+    last = int(re.search(r"(?:Iterations|Phases ended)\s+([\d,]+)", stats(page)).group(1)
+               .replace(",", ""))  # fmt: skip
+    slider = page.locator(".bk-Slider", has_text="Frame").first
+    handle = slider.locator(".noUi-handle").first
+    track = slider.locator(".noUi-target").first.bounding_box()
+    box = handle.bounding_box()
+    shown = page.evaluate(BITMAPS)
+    t = time.perf_counter()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(track["x"] + track["width"] + 50, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.up()
+    wait_for(lambda: number(page, "frontier-iteration") == last
+             and page.evaluate(BITMAPS) > shown, 120)  # fmt: skip
+    row["scrub_to_last_s"] = time.perf_counter() - t
+    open_settings(page)
+    t = time.perf_counter()
+    with page.expect_download(timeout=600_000) as download:
+        page.locator(".frontier-export-gif button").first.click()
+    gif = folder / download.value.suggested_filename
+    download.value.save_as(gif)
+    row["gif_s"] = time.perf_counter() - t
+    row["gif_bytes"] = gif.stat().st_size
+    if not gif.read_bytes().startswith(b"GIF89a"):
+        msg = f"{gif.name} is not a GIF"
+        raise RuntimeError(msg)
+    return row
+
+
+def _cancel(page, url: str, path: Path, pid: int) -> dict:
+    """Open ``path`` with ``unit`` weights (not cached: it is read and parsed again), press
+    Cancel once the page shows the load, and wait for the page to say so; then whether the
+    server went back to rest (its loads stopped) within a minute. A graph that loads before
+    the page shows its progress (`viz.loading.SHOW_AFTER_S`) has no Cancel to press."""
+    from urllib.parse import urlencode
+
+    from tests.test_viz_browser import wait_for
+
+    start = time.perf_counter()
+    page.goto(url + "?" + urlencode({"graph": str(path), "weights": "unit"}))
+    loaded = page.locator(".frontier-stats", has_text=path.name)
+    wait_for(lambda: bool(_stage_shown(page)) or loaded.count() > 0, 300)
+    stage = _stage_shown(page)
+    if not stage:
+        return {"loaded_before_its_progress_showed_s": time.perf_counter() - start}
+    t = time.perf_counter()
+    page.locator(".frontier-loading button", has_text="Cancel").first.click()
+    said = page.locator(".notyf__toast", has_text="was cancelled")
+    wait_for(lambda: said.count() > 0 or loaded.count() > 0, 60)
+    if not said.count():
+        return {"finished_as_cancel_was_pressed_at_stage": stage}
+    said = time.perf_counter() - t
+    return {
+        "shown_after_s": t - start,
+        "stage_when_cancelled": stage,
+        "page_says_cancelled_s": said,
+        "server_at_rest_after_s": settle(pid, below=0.3),
+    }
 
 
 def main() -> None:
