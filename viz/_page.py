@@ -142,3 +142,18 @@ def held(action: Callable[[], object]):
     the click was lost; Panel's hold sends those changes itself (`from_page`).
     """
     return from_page(lambda *_event: action())
+
+
+def fill_when(box, make: Callable[[], object], owner, name: str, value: object = True):
+    """Put ``make()`` in ``box`` (a Panel layout) the first time ``owner.<name>`` is
+    ``value``, built then and kept; return ``box``. The parts of the page that are hidden
+    as it opens (the settings drawer, search B, Explore) then cost its first picture nothing:
+    Panel builds none of their models, the browser none of their views."""
+
+    def fill(*_events) -> None:
+        if getattr(owner, name) == value and not box.objects:
+            box.objects = [make()]
+
+    owner.param.watch(fill, name)
+    fill()
+    return box

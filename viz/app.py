@@ -18,7 +18,7 @@ import panel as pn
 from bokeh.models import DataRange1d
 
 import engine
-from viz._page import freeze_while_open, no_delay, page_scripts, served, soon
+from viz._page import fill_when, freeze_while_open, no_delay, page_scripts, served, soon
 from viz.access import Accessible, PhoneViewport
 from viz.cards import NOTES, Differences, Legend, RunTitle, StatsCard
 from viz.charts import ChartsView, Readouts
@@ -71,23 +71,30 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
     counts = {"sets": DataRange1d(), "edges": DataRange1d()}  # ... and their counts' axes
 
     def slot(k: int) -> pn.Column:
-        """Title, readouts and map of run ``k``; its stats and charts come below the maps."""
-        return pn.Column(
+        """Title, readouts and map of run ``k``; its stats and charts come below the maps.
+        Search B's are made as the comparison first opens."""
+        made = lambda: pn.Column(  # noqa: E731
             RunTitle(session, k),
             pn.Column(Readouts(session, k), visible=shown),
             MapView(session, k),
-            visible=True if k == 0 else pn.bind(lambda c, p: c and not p, session.param.compare,
-                                                session.param.present),
-            sizing_mode="stretch_width",
-        )  # fmt: skip
-
-    def numbers(k: int) -> pn.Column:
-        return pn.Column(
-            StatsCard(session, k),
-            ChartsView(session, k, x_range=frames, y_ranges=counts),
-            visible=True if k == 0 else session.param.compare,
             sizing_mode="stretch_width",
         )
+        if k == 0:
+            return made()
+        visible = pn.bind(lambda c, p: c and not p, session.param.compare, session.param.present)
+        box = pn.Column(visible=visible, sizing_mode="stretch_width")
+        return fill_when(box, made, session, "compare")
+
+    def numbers(k: int) -> pn.Column:
+        made = lambda: pn.Column(  # noqa: E731
+            StatsCard(session, k),
+            ChartsView(session, k, x_range=frames, y_ranges=counts),
+            sizing_mode="stretch_width",
+        )
+        if k == 0:
+            return made()
+        box = pn.Column(visible=session.param.compare, sizing_mode="stretch_width")
+        return fill_when(box, made, session, "compare")
 
     compare = pn.widgets.Switch.from_param(
         session.param.compare,
@@ -116,27 +123,35 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
         visible=not engine.gpu_available(),
         stylesheets=[":host, p { color: #3d2e00 !important; }"],  # contrast ≥ 4.5 on yellow
     )
-    drawer = pn.Column(
-        "### Graph",
-        GraphControls(session, loader),
-        QueryControls(session),
-        "### Search A",
-        runs[0].details(),
-        backend_note,
-        pn.Column("### Search B", runs[1], visible=session.param.compare),
-        "### Playback and map",
-        player.options(),
-        legend.switch(),
-        "### Teach",
-        lesson_view.menu_panel(),
-        QuizView(quiz),
-        Describe(session),
-        "### Take away",
-        TakeawayView(session),
-        width=340,
-        sizing_mode=None,
-        css_classes=["frontier-settings"],
-        visible=pn.bind(lambda s, p: s and not p, settings.param.value, session.param.present),
+    drawer = fill_when(
+        pn.Column(
+            width=340,
+            sizing_mode=None,
+            css_classes=["frontier-settings"],
+            visible=pn.bind(lambda s, p: s and not p, settings.param.value, session.param.present),
+        ),
+        lambda: pn.Column(
+            "### Graph",
+            GraphControls(session, loader),
+            QueryControls(session),
+            "### Search A",
+            runs[0].details(),
+            backend_note,
+            pn.Column("### Search B", runs[1], visible=session.param.compare),
+            "### Playback and map",
+            player.options(),
+            legend.switch(),
+            "### Teach",
+            lesson_view.menu_panel(),
+            QuizView(quiz),
+            Describe(session),
+            "### Take away",
+            TakeawayView(session),
+            width=340,
+            sizing_mode=None,
+        ),
+        settings,
+        "value",  # made as it first opens
     )
     search_bar = pn.Column(runs[0].bar(compare), visible=shown, sizing_mode="stretch_width")
     top = pn.FlexBox(
