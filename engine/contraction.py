@@ -257,6 +257,8 @@ def contract(
     graph: CSRGraph,
     *,
     max_degree: int = MAX_DEGREE,
+    min_round_share: float = MIN_ROUND_SHARE,
+    max_rounds: int = MAX_ROUNDS,
     on_round: Callable[[int, int], None] | None = None,
     xp=np,
 ) -> Contraction:
@@ -267,6 +269,11 @@ def contract(
     graph : CSRGraph
     max_degree : int
         Contract nodes of at most this many distinct neighbours (either direction).
+    min_round_share, max_rounds : float, int
+        Stop once a round would contract fewer than this share of the nodes left (and at
+        least one), or after this many rounds. With no degree limit, no share and rounds
+        enough, no core is left: the contraction is a whole hierarchy (``bench/hierarchy.py``,
+        decisions/0090).
     on_round : callable, optional
         Called after each round with (round, nodes left in the core).
     xp : module
@@ -299,7 +306,7 @@ def contract(
     # many places at once.
     tie = xp.asarray(np.random.default_rng(0).permutation(n))
     up, down = [], []
-    for r in range(MAX_ROUNDS):
+    for r in range(max_rounds):
         degree = _neighbour_counts(xp, tails, heads, span)
         candidate = alive & (degree <= max_degree)
         # Independent: of two neighbouring candidates, the one of fewer neighbours (then the
@@ -317,7 +324,7 @@ def contract(
         )  # fmt: skip
         # A shortcut heavier than a weight can be keeps its node in the core.
         chosen[through[s_weights > MAX_WEIGHT]] = False
-        if int(chosen.sum()) < max(MIN_ROUND_SHARE * int(alive.sum()), 1):
+        if int(chosen.sum()) < max(min_round_share * int(alive.sum()), 1):
             break
         into, out_of = chosen[heads], chosen[tails]
         keep = chosen[through]

@@ -48,6 +48,23 @@ def test_search_graph_and_sweep_give_every_distance(seed, n, density, max_weight
 
 
 @property_settings(60)
+@given(n=st.integers(1, 60), **RANDOM_GRAPH)
+def test_with_no_limits_nothing_is_left_a_whole_hierarchy(seed, n, density, max_weight):
+    """No degree limit, no share, rounds enough: every node is contracted (a contraction
+    hierarchy, PHAST's; decisions/0090), and the search up and the sweep down are exact."""
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, n, int(density * n), max_weight)
+    c = contraction.contract(g, max_degree=n, min_round_share=0.0, max_rounds=n + 1)
+    assert c.n_core == 0 and c.order.size == n and c.n_rounds <= n
+    core_arcs = c.graph.n_arcs - int(np.isin(c.graph.sources, c.order).sum())
+    assert core_arcs == 0  # every arc searched climbs out of a contracted node
+    for source in rng.integers(0, n, size=3):
+        assert np.array_equal(_swept(c, g, int(source)), _reference(g, int(source)))
+    few = contraction.contract(g, max_degree=n, min_round_share=0.0, max_rounds=1)
+    assert few.n_rounds <= 1
+
+
+@property_settings(60)
 @given(n=st.integers(2, 40), seed=st.integers(0, 2**32 - 1), density=st.floats(0.5, 4.0))
 def test_the_distance_type_holds_the_sweep_too(n, seed, density):
     # Weights near 2^31 and 2^32: every sum the search graph's arcs and the sweep's arcs
