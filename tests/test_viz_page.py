@@ -84,3 +84,27 @@ def test_hidden_parts_are_made_when_first_shown_and_kept():
     assert len(box.objects) == 1 and made == [1]  # made once, kept
     shown = _page.fill_when(pn.Card(collapsed=False), make, Owner(open=True), "open")
     assert len(shown.objects) == 1 and made == [1, 1]  # shown from the start: made at once
+
+
+def test_writes_to_closed_pages_are_left_out_of_the_log(caplog):
+    """A page closed while it played logged Tornado's WebSocketClosedError with two
+    tracebacks ("Task exception was never retrieved"); other exceptions are still logged."""
+    import asyncio
+
+    from tornado.iostream import StreamClosedError
+    from tornado.websocket import WebSocketClosedError
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        _page.quiet_closed_pages()
+        _page.quiet_closed_pages()  # once per loop
+        with caplog.at_level("ERROR", logger="asyncio"):
+            for exc in (WebSocketClosedError(), StreamClosedError()):
+                loop.call_exception_handler({"message": "never retrieved", "exception": exc})
+            assert caplog.records == []
+            loop.call_exception_handler({"message": "a real one", "exception": ValueError()})
+        assert [r.getMessage() for r in caplog.records] == ["a real one"]
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()

@@ -3,6 +3,7 @@ page's models."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import gc
 from collections.abc import Callable
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import panel as pn
 from bokeh.models import CustomJS
+from tornado.iostream import StreamClosedError
+from tornado.websocket import WebSocketClosedError
 
 
 def served():
@@ -33,6 +36,32 @@ def no_delay() -> None:
         socket = getattr(conn, "_socket", None)
         if hasattr(socket, "set_nodelay"):
             socket.set_nodelay(True)
+
+
+def quiet_closed_pages() -> None:
+    """Leave out of the server's log the writes to pages that have just closed.
+
+    A page closed while it played left a message half sent: Tornado's write to the closed
+    socket ends in `WebSocketClosedError`, in a task nobody awaits any more, and asyncio
+    logged it as "Task exception was never retrieved" with two tracebacks. Nothing is lost
+    (the page is gone) and nothing is to be done, so this event loop's exception handler
+    drops those; every other exception goes to the handler before it. Once per loop.
+    """
+    loop = asyncio.get_event_loop()
+    if getattr(loop, "_frontier_quiet", False):
+        return
+    previous = loop.get_exception_handler()
+
+    def handle(loop, context) -> None:
+        if isinstance(context.get("exception"), (WebSocketClosedError, StreamClosedError)):
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handle)
+    loop._frontier_quiet = True
 
 
 #: Page scripts for the 1M-node city's frame rate (decisions/0040, issue 19): map frames

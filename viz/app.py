@@ -18,7 +18,15 @@ import panel as pn
 from bokeh.models import DataRange1d
 
 import engine
-from viz._page import fill_when, freeze_while_open, no_delay, page_scripts, served, soon
+from viz._page import (
+    fill_when,
+    freeze_while_open,
+    no_delay,
+    page_scripts,
+    quiet_closed_pages,
+    served,
+    soon,
+)
 from viz.access import Accessible, PhoneViewport
 from viz.cards import NOTES, Differences, Legend, RunTitle, StatsCard
 from viz.charts import ChartsView, Readouts
@@ -196,6 +204,7 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
     if served() is not None:
         _when_loaded(session, loader, lessons)
         page_scripts()
+        quiet_closed_pages()
     # The map's column first, the drawer on its right; on a phone the drawer wraps below.
     return pn.FlexBox(main, drawer, flex_wrap="wrap", sizing_mode="stretch_width")
 
