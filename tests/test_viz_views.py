@@ -53,6 +53,24 @@ def test_map_ring_follows_the_band_and_is_sent_only_when_it_changes(session):
     assert 0 < changes <= len(sent) <= changes + 1 < run.n_frames // 2
 
 
+def test_map_shows_no_threshold_ring_during_the_sweep(session):
+    """near_far_core's sweep has no threshold; the ring of its search's last phase stayed on
+    the map through it (1.87 km on Helsinki) while the caption said "no threshold"."""
+    session.configs[0].method = "near_far_core"
+    view, run = MapView(session), session.runs[0]
+    rec = run.result.recording
+    assert rec.sweep_from is not None and run.sweeping(rec.sweep_from)
+    assert not run.sweeping(rec.sweep_from - 1)
+    shown = []
+    for frame in range(rec.sweep_from):
+        session.seek(frame)
+        shown.append(view._ring.data["outer"][0])
+    assert max(shown) > 0  # the search's bands are ringed
+    for frame in range(rec.sweep_from, run.n_frames):
+        session.seek(frame)
+        assert view._ring.data["outer"][0] == 0.0
+
+
 def test_map_follows_a_new_graph_and_clicks(session, tmp_path):
     view = MapView(session)
     first = view._pane.object

@@ -293,8 +293,8 @@ class MapView(RunView):
             self._route_line.visible = visible
         counts = run.readout(frame)
         inner, outer = counts["lo"] * geo.scale, counts["hi"] * geo.scale
-        if outer > 2 * geo.extent:  # Bellman-Ford's infinite Δ, or the last phase
-            inner = outer = 0.0
+        if outer > 2 * geo.extent or run.sweeping(frame):  # no threshold: Bellman-Ford's
+            inner = outer = 0.0  # infinite Δ, the last phase, or the core's sweep
         src = run.result.source
         ring = dict(x=[geo.x[src]], y=[geo.y[src]], inner=[min(inner, outer)], outer=[outer])
         if ring != self._ring.data:  # it changes at phase ends; a new one costs every frame

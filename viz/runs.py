@@ -62,6 +62,13 @@ class Run:
         """What one frame is, in words: "iteration" or "phase end"."""
         return "phase end" if self.by_phase else "iteration"
 
+    def sweeping(self, frame: int) -> bool:
+        """Whether ``frame`` is a step of the sweep over the contracted nodes (after
+        `near_far_core`'s search), where no threshold applies."""
+        rec = self.result.recording
+        start = None if rec is None else rec.sweep_from
+        return start is not None and self.clamp(frame) >= start
+
     def states(self, frame: int) -> np.ndarray:
         """Each node's state code at ``frame`` (the final states for Dijkstra)."""
         rec = self.result.recording
