@@ -44,6 +44,43 @@ def test_a_long_run_is_animated_by_frames_spread_evenly(session, tmp_path, monke
     assert f"shows 4 of the run's {run.n_frames:,} frames" in session.notice
 
 
+def test_a_download_is_made_off_the_event_loop(session, monkeypatch):
+    """The buttons' callback makes the file on a worker thread: the server's event loop
+    (every page's frames) goes on meanwhile; a failure is said on the page, one line."""
+    import asyncio
+    import time
+
+    view = TakeawayView(session)
+    real = export.export
+
+    def slow(*args, **kwargs):
+        time.sleep(0.6)  # a big city's GIF takes seconds
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(export, "export", slow)
+
+    async def go():
+        ticks = []
+
+        async def clock():
+            while True:
+                ticks.append(time.monotonic())
+                await asyncio.sleep(0.05)
+
+        ticking = asyncio.ensure_future(clock())
+        made = await view.download(".csv")
+        ticking.cancel()
+        return made, ticks
+
+    made, ticks = asyncio.run(go())
+    assert made.getvalue() == view.file(".csv").getvalue()
+    assert len(ticks) >= 8  # the loop ran while the file was made
+    monkeypatch.setattr(export, "export", lambda *a, **k: (_ for _ in ()).throw(
+        engine.ParameterError("--fps must be 1–60, got 0")))  # fmt: skip
+    assert asyncio.run(view.download(".gif")) is None
+    assert session.error == "--fps must be 1–60, got 0"
+
+
 def test_side_b_and_runs_without_frames(session):
     view = TakeawayView(session)
     session.compare = True

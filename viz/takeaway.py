@@ -7,6 +7,7 @@ its toolbar's save button.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import tempfile
 from functools import partial
@@ -18,6 +19,7 @@ from panel.viewable import Viewer
 
 from engine.media import export, replay
 
+from ._page import soon
 from .runs import Run
 from .state import Session
 from .style import file_stem
@@ -46,6 +48,30 @@ def file_name(session: Session, run: Run, suffix: str) -> str:
     return name + suffix
 
 
+@dataclasses.dataclass(frozen=True)
+class _Export:
+    """One file of a run, as `engine.media.export.export` writes it."""
+
+    result: object
+    suffix: str
+    source: dict
+    frame: int | None
+    fps: int
+    most: int | None
+    n_frames: int
+
+    def make(self) -> BytesIO | Exception:
+        """The file's bytes, or the exception that stopped it (said on the page)."""
+        try:
+            with tempfile.TemporaryDirectory(prefix="frontier-export-") as folder:
+                path = Path(folder) / f"run{self.suffix}"
+                export.export(self.result, path, frame=self.frame, fps=self.fps,
+                              source=self.source, most=self.most)  # fmt: skip
+                return BytesIO(path.read_bytes())
+        except Exception as exc:
+            return exc
+
+
 class TakeawayView(Viewer):
     """Download buttons for search A (or B, while comparing)."""
 
@@ -58,7 +84,7 @@ class TakeawayView(Viewer):
         )  # fmt: skip
         self.buttons = {
             suffix: pn.widgets.FileDownload(
-                callback=partial(self.file, suffix),
+                callback=partial(self.download, suffix),
                 label=label,
                 color="light",
                 css_classes=[f"frontier-export-{suffix.split('.')[-1]}"],
@@ -78,27 +104,43 @@ class TakeawayView(Viewer):
     def file(self, suffix: str) -> BytesIO | None:
         """The run on show as a file of type ``suffix`` (None, with a notification, when
         it cannot be made)."""
-        s = self.session
-        source = dataclasses.asdict(s.loaded.choice)
-        frame = s.frame if suffix == ".png" else None
-        most = MAX_ANIMATION_FRAMES if suffix in (".gif", ".mp4") else None
-        try:
-            with tempfile.TemporaryDirectory(prefix="frontier-export-") as folder:
-                path = Path(folder) / f"run{suffix}"
-                export.export(
-                    self.run.result, path, frame=frame, fps=s.fps, source=source, most=most
-                )
-                data = BytesIO(path.read_bytes())
-        except Exception as exc:
-            s.fail(exc)
+        job = self._export(suffix)
+        return self._tell(job, job.make())
+
+    async def download(self, suffix: str) -> BytesIO | None:
+        """`file`, made on a worker thread (the buttons' callback): a 16M-node city's GIF
+        took 40 s, in which the server's event loop, every page's frames with it, stood
+        still. What the page says comes on its next tick, where it may change the page."""
+        job = self._export(suffix)
+        made = await asyncio.to_thread(job.make)
+        soon(partial(self._tell, job, made))
+        return made if isinstance(made, BytesIO) else None
+
+    def _export(self, suffix: str) -> _Export:
+        """The export of the run on show as it is now (read here, on the page's thread)."""
+        s, run = self.session, self.run
+        return _Export(
+            result=run.result,
+            suffix=suffix,
+            source=dataclasses.asdict(s.loaded.choice),
+            frame=s.frame if suffix == ".png" else None,
+            fps=s.fps,
+            most=MAX_ANIMATION_FRAMES if suffix in (".gif", ".mp4") else None,
+            n_frames=run.n_frames,
+        )
+
+    def _tell(self, job: _Export, made: BytesIO | Exception) -> BytesIO | None:
+        """Say what became of ``job``: its failure, or that it keeps some of the frames."""
+        if isinstance(made, Exception):
+            self.session.fail(made)
             return None
-        n = self.run.n_frames
-        if most is not None and n > most:
-            s.notice = (
-                f"The {suffix[1:].upper()} shows {most} of the run's {n:,} frames, spread "
-                "evenly (the first and the last among them); frontier animate draws them all"
+        if job.most is not None and job.n_frames > job.most:
+            self.session.notice = (
+                f"The {job.suffix[1:].upper()} shows {job.most} of the run's "
+                f"{job.n_frames:,} frames, spread evenly (the first and the last among "
+                "them); frontier animate draws them all"
             )
-        return data
+        return made
 
     def _sync(self, *_events) -> None:
         run = self.run
