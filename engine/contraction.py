@@ -524,13 +524,16 @@ def _load(graph: CSRGraph, path: Path) -> Contraction:
 
 def sweep(c: Contraction, dist: np.ndarray) -> None:
     """Give every contracted node its distance, in place: ``dist`` (``int64``,
-    `UNREACHABLE` where unreached) holds the search graph's distances, exact at the core."""
+    `UNREACHABLE` where unreached) holds the search graph's distances, exact at the core.
+    ``dist`` may hold many trees, a column each (``n × k``): each arc down is read once for
+    all of them, as PHAST sweeps many trees a pass (decisions/0090)."""
     for k in range(c.n_rounds):
         lo, hi = int(c.round_starts[k]), int(c.round_starts[k + 1])
         arcs = slice(int(c.down_indptr[lo]), int(c.down_indptr[hi]))
         tails = c.down_tails[arcs]
-        reached = dist[tails] != UNREACHABLE
-        value = np.where(reached, dist[tails] + c.down_weights[arcs].astype(np.int64), UNREACHABLE)
+        weights = c.down_weights[arcs].astype(np.int64).reshape((-1,) + (1,) * (dist.ndim - 1))
+        above = dist[tails]
+        value = np.where(above != UNREACHABLE, above + weights, UNREACHABLE)
         heads = np.repeat(c.order[lo:hi], np.diff(c.down_indptr[lo : hi + 1]))
         np.minimum.at(dist, heads, value)
 

@@ -47,6 +47,24 @@ def test_search_graph_and_sweep_give_every_distance(seed, n, density, max_weight
         assert np.array_equal(_swept(c, g, int(source)), _reference(g, int(source)))
 
 
+@property_settings(40)
+@given(n=st.integers(1, 60), **RANDOM_GRAPH, max_degree=st.integers(1, 60))
+def test_one_sweep_gives_many_trees_a_column_each(seed, n, density, max_weight, max_degree):
+    """`sweep` of an ``n × k`` array gives each column the tree that sweeping it alone gives
+    (PHAST's many trees a pass), unreachable parts and zero weights included."""
+    from scipy.sparse.csgraph import dijkstra
+
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, n, int(density * n), max_weight)
+    c = contraction.contract(g, max_degree=max_degree, min_round_share=0.0, max_rounds=n + 1)
+    sources = rng.integers(0, n, size=5)
+    up = from_scipy(dijkstra(c.graph.scipy_matrix(), directed=True, indices=sources))
+    many = np.ascontiguousarray(up.T)
+    contraction.sweep(c, many)
+    for j, source in enumerate(sources):
+        assert np.array_equal(many[:, j], _reference(g, int(source)))
+
+
 @property_settings(60)
 @given(n=st.integers(1, 60), **RANDOM_GRAPH)
 def test_with_no_limits_nothing_is_left_a_whole_hierarchy(seed, n, density, max_weight):
