@@ -530,17 +530,12 @@ def sweep(c: Contraction, dist: np.ndarray) -> None:
     for k in range(c.n_rounds):
         lo, hi = int(c.round_starts[k]), int(c.round_starts[k + 1])
         arcs = slice(int(c.down_indptr[lo]), int(c.down_indptr[hi]))
-        if arcs.start == arcs.stop:
-            continue
         tails = c.down_tails[arcs]
         weights = c.down_weights[arcs].astype(np.int64).reshape((-1,) + (1,) * (dist.ndim - 1))
         above = dist[tails]
         value = np.where(above != UNREACHABLE, above + weights, UNREACHABLE)
-        # A node's arcs down lie together: the least of each node's, by one reduction.
-        firsts = c.down_indptr[lo:hi] - c.down_indptr[lo]
-        has = np.diff(c.down_indptr[lo : hi + 1]) > 0
-        nodes = c.order[lo:hi][has]
-        dist[nodes] = np.minimum(dist[nodes], np.minimum.reduceat(value, firsts[has], axis=0))
+        heads = np.repeat(c.order[lo:hi], np.diff(c.down_indptr[lo : hi + 1]))
+        np.minimum.at(dist, heads, value)
 
 
 def sweep_steps(c: Contraction) -> np.ndarray:
