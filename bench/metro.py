@@ -301,7 +301,14 @@ def _stage_shown(page) -> str:
 def _step_scrub_and_gif(page, folder: Path) -> dict:
     """Pause, then the seconds a step, a scrub to the last frame (the Frame slider dragged
     to its end) and a GIF of the run (the settings drawer's export) take to come."""
-    from tests.test_viz_browser import number, open_settings, play_button, stats, wait_for
+    from tests.test_viz_browser import (
+        number,
+        open_settings,
+        play_button,
+        scrub_to_end,
+        stats,
+        wait_for,
+    )
 
     row = {}
     if "Pause" in play_button(page).inner_text():
@@ -316,16 +323,9 @@ def _step_scrub_and_gif(page, folder: Path) -> dict:
     row["step_s"] = time.perf_counter() - t
     last = int(re.search(r"(?:Iterations|Phases ended)\s+([\d,]+)", stats(page)).group(1)
                .replace(",", ""))  # fmt: skip
-    slider = page.locator(".bk-Slider", has_text="Frame").first
-    handle = slider.locator(".noUi-handle").first
-    track = slider.locator(".noUi-target").first.bounding_box()
-    box = handle.bounding_box()
     shown = page.evaluate(BITMAPS)
     t = time.perf_counter()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(track["x"] + track["width"] + 50, box["y"] + box["height"] / 2, steps=5)
-    page.mouse.up()
+    scrub_to_end(page)
     wait_for(lambda: number(page, "frontier-iteration") == last
              and page.evaluate(BITMAPS) > shown, 120)  # fmt: skip
     row["scrub_to_last_s"] = time.perf_counter() - t

@@ -207,6 +207,17 @@ def play_button(page):
     return page.locator(".frontier-play button").first
 
 
+def scrub_to_end(page) -> None:
+    """Drag the player's Frame slider past its end, as a person scrubs to the last frame."""
+    slider = page.locator(".bk-Slider", has_text="Frame").first
+    track = slider.locator(".noUi-target").first.bounding_box()
+    box = slider.locator(".noUi-handle").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(track["x"] + track["width"] + 50, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.up()
+
+
 def test_plays_pauses_and_reruns_on_a_new_delta(server, browser, tmp_path):
     page = open_app(browser, server)
     wait_for(lambda: number(page, "frontier-iteration") > 3)  # it starts moving by itself
@@ -583,14 +594,7 @@ def test_a_200k_city_opens_by_link_plays_and_scrubs(server, browser, links_dir):
     play_button(page).click()
     wait_for(lambda: "Play" in play_button(page).inner_text())
     iterations = int(re.search(r"Iterations\s+([\d,]+)", stats(page)).group(1).replace(",", ""))
-    slider = page.locator(".bk-Slider", has_text="Frame").first
-    handle = slider.locator(".noUi-handle").first
-    track = slider.locator(".noUi-target").first.bounding_box()
-    box = handle.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(track["x"] + track["width"] + 50, box["y"] + box["height"] / 2, steps=5)
-    page.mouse.up()
+    scrub_to_end(page)
     wait_for(lambda: number(page, "frontier-iteration") == iterations, 30)
     last = map_image(page)["nodes"]
     page.locator("button", has_text="First").first.click()

@@ -176,7 +176,7 @@ def held(action: Callable[[], object]):
 def fill_when(box, make: Callable[[], object], owner, name: str, value: object = True):
     """Put ``make()`` in ``box`` (a Panel layout) the first time ``owner.<name>`` is
     ``value``, built then and kept; return ``box``. The parts of the page that are hidden
-    as it opens (the settings drawer, search B, Explore) then cost its first picture nothing:
+    as it opens (the settings drawer, search B) then cost its first picture nothing:
     Panel builds none of their models, the browser none of their views."""
 
     def fill(*_events) -> None:

@@ -318,12 +318,7 @@ def plain(body: bytes, letter: bytes) -> tuple[int, int] | None:
     apart, with no other byte: the lines that begin with ``letter`` and the spaces; None for
     any other text (tabs, signs, double spaces, other letters, a letter inside a line).
     A long text is read in pieces of whole lines on every core (`_pieces`)."""
-    pieces = _pieces(body)
-    if len(pieces) > 1:
-        with concurrent.futures.ThreadPoolExecutor(len(pieces)) as pool:
-            found = list(pool.map(lambda piece: _plain_piece(piece, letter), pieces))
-    else:
-        found = [_plain_piece(piece, letter) for piece in pieces]
+    found = _each_piece(lambda piece: _plain_piece(piece, letter), _pieces(body))
     if any(f is None for f in found):
         return None
     return sum(f[0] for f in found), sum(f[1] for f in found)
@@ -448,11 +443,10 @@ def _parse_table(body: bytes, usecols: list[int], filename: str, bounds: str) ->
         return np.zeros((0, len(usecols)), dtype=np.int64)
     pieces = _pieces(text)
     if len(pieces) > 1:
-        with concurrent.futures.ThreadPoolExecutor(len(pieces)) as pool:
-            try:
-                return np.concatenate(list(pool.map(lambda t: _parse(t, usecols), pieces)))
-            except (ValueError, OverflowError):  # pandas' ParserError is a ValueError
-                pass  # said below, of the whole text
+        try:
+            return np.concatenate(_each_piece(lambda t: _parse(t, usecols), pieces))
+        except (ValueError, OverflowError):  # pandas' ParserError is a ValueError
+            pass  # said below, of the whole text
     return _checked_parse(text, usecols, filename, bounds)
 
 
@@ -473,6 +467,14 @@ def _pieces(text: bytes) -> list[bytes]:
         cuts.append(at + 1)
     cuts.append(len(text))
     return [text[a:b] for a, b in itertools.pairwise(cuts) if b > a]
+
+
+def _each_piece(work: Callable, pieces: list[bytes]) -> list:
+    """``work`` of each piece, in order: side by side on threads where there are several."""
+    if len(pieces) < 2:
+        return [work(piece) for piece in pieces]
+    with concurrent.futures.ThreadPoolExecutor(len(pieces)) as pool:
+        return list(pool.map(work, pieces))
 
 
 def _parse(text: bytes, usecols: list[int]) -> np.ndarray:
