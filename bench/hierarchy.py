@@ -2,7 +2,7 @@
 degree limit, no share and rounds enough, so that no core is left. Reports per graph the
 levels (rounds), the arcs up (the upward searches' graph) and down (the sweep's), the time to
 make it, and a check: trees from seeded sources by the search up and the sweep down
-(``near_far_core``'s code on this hierarchy, CPU or GPU backend) against SciPy's Dijkstra.
+(method ``phast``, CPU or GPU backend) against SciPy's Dijkstra.
 
     python bench/hierarchy.py GRAPH... [--weights random:1] [--sources 10] [--xp numpy|cupy]
         [--backend cpu|gpu] [--out FILE.json]
@@ -23,9 +23,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-#: The limits of a whole hierarchy: every node may go, every round counts.
-WHOLE = dict(max_degree=2**31 - 1, min_round_share=0.0, max_rounds=100_000)
-
 
 def measure(spec: str, *, weights: str, sources: int, xp_name: str, backend: str) -> dict:
     import engine
@@ -42,7 +39,9 @@ def measure(spec: str, *, weights: str, sources: int, xp_name: str, backend: str
         contraction.contract(graph, xp=xp, max_rounds=1)  # CuPy's kernels compiled
     left = []
     start = time.perf_counter()
-    c = contraction.contract(graph, xp=xp, on_round=lambda _r, n: left.append(n), **WHOLE)
+    c = contraction.contract(
+        graph, xp=xp, on_round=lambda _r, n: left.append(n), **contraction.KINDS["hierarchy"]
+    )
     seconds = time.perf_counter() - start
     row = dict(
         graph=graph.name, nodes=graph.n_nodes, arcs=graph.n_arcs, weights=weights,
@@ -51,11 +50,11 @@ def measure(spec: str, *, weights: str, sources: int, xp_name: str, backend: str
         widest_level=int(np.diff(c.round_starts).max()) if c.n_rounds else 0,
     )  # fmt: skip
     print(row, file=sys.stderr, flush=True)
-    contraction._cores[graph] = c  # near_far_core searches up and sweeps down this one
+    contraction._made["hierarchy"][graph] = c  # phast searches up and sweeps down this one
     wrong, times = 0, []
     for s in seeded_sources(graph, sources, 0):
         t = time.perf_counter()
-        tree = engine.sssp(graph, int(s), method="near_far_core", backend=backend)
+        tree = engine.sssp(graph, int(s), method="phast", backend=backend)
         times.append(time.perf_counter() - t)
         ref = engine.sssp(graph, int(s), method="dijkstra", backend="cpu")
         wrong += not np.array_equal(tree.distances, ref.distances)

@@ -66,7 +66,7 @@ MAX_ROUNDS = 64
 #: bounds the search's memory on graphs with hubs (PACE NE's core nodes end with at most 26).
 WITNESS_FANOUT = 64
 #: Contractions of graphs of at least this many nodes are kept in the cache folder
-#: (`core_of`): on one CPU core here PACE NY (264 k nodes) takes 1.3 s to contract and NE
+#: (`of`): on one CPU core here PACE NY (264 k nodes) takes 1.3 s to contract and NE
 #: (1.5 M) 7 s, a city of 19 k nodes 0.1 s.
 DISK_MIN_NODES = 100_000
 
@@ -124,7 +124,7 @@ class Contraction:
     seconds : float
         What contracting took, or reading the contraction from the cache folder.
     from_cache : bool
-        Whether it was read from the cache folder (`core_of`).
+        Whether it was read from the cache folder (`of`).
     """
 
     graph: CoreGraph
@@ -436,24 +436,35 @@ def _assemble(graph, xp, tails, heads, weights, round_of, up, down, start) -> Co
     )
 
 
-_cores: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: The limits of each kind of contraction a method searches (`engine.methods.Method`): a
+#: *core* (``near_far_core``) or a whole *hierarchy*, every node contracted (``phast``): no
+#: degree limit, no share, rounds enough (PACE NE takes 498: decisions/0090).
+KINDS = {
+    "core": dict(max_degree=MAX_DEGREE, min_round_share=MIN_ROUND_SHARE, max_rounds=MAX_ROUNDS),
+    "hierarchy": dict(max_degree=2**31 - 1, min_round_share=0.0, max_rounds=100_000),
+}
+
+_made: dict[str, weakref.WeakKeyDictionary] = {k: weakref.WeakKeyDictionary() for k in KINDS}
 
 #: The arrays of a `Contraction` file besides its search graph's.
 _ARRAYS = ("round_of", "order", "round_starts", "down_indptr", "down_tails", "down_weights")
 
 
-def core_of(
+def of(
     graph: CSRGraph,
+    kind: str = "core",
     *,
     on_round: Callable[[int, int], None] | None = None,
     cache: bool = True,
     xp=np,
 ) -> Contraction:
-    """``graph``'s `Contraction`, made once for as long as the graph lives.
+    """``graph``'s `Contraction` of this kind, made once for as long as the graph lives.
 
     Parameters
     ----------
     graph : CSRGraph
+    kind : str
+        A key of `KINDS`: ``core`` or ``hierarchy``.
     on_round : callable, optional
         As `contract` calls it, while the contraction is made.
     xp : module
@@ -461,20 +472,22 @@ def core_of(
     cache : bool
         For a graph of at least `DISK_MIN_NODES` nodes, read the contraction from the cache
         folder (`engine.graphs.io.cache_dir`) when an earlier process kept it there, else keep it
-        there. Its file is named by the graph's arcs and weights and by this module's code,
-        so a changed graph or contraction never reads an old one.
+        there. Its file is named by its kind, the graph's arcs and weights and this module's
+        code, so a changed graph or contraction never reads an old one.
     """
-    if graph not in _cores:
+    made = _made[kind]
+    if graph not in made:
+        limits = KINDS[kind]
         if cache and graph.n_nodes >= DISK_MIN_NODES:
-            _cores[graph] = io.through_cache(
-                _file_name(graph),
-                lambda: _contract_for_the_cache(graph, on_round, xp),
+            made[graph] = io.through_cache(
+                _file_name(graph, kind),
+                lambda: _contract_for_the_cache(graph, kind, on_round, xp),
                 load=lambda path: _load(graph, path),
                 save=_save,
             )
         else:
-            _cores[graph] = contract(graph, on_round=on_round, xp=xp)
-    return _cores[graph]
+            made[graph] = contract(graph, on_round=on_round, xp=xp, **limits)
+    return made[graph]
 
 
 @functools.cache
@@ -482,26 +495,26 @@ def _code() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
-def _file_name(graph: CSRGraph) -> str:
-    """The cache file of ``graph``'s contraction: named by this module's code, then by a
-    hash of the graph's arcs and of the limits."""
+def _file_name(graph: CSRGraph, kind: str) -> str:
+    """The cache file of ``graph``'s contraction of this kind: named by the kind and this
+    module's code, then by a hash of the graph's arcs and of the limits."""
     h = hashlib.sha256()
-    limits = [MAX_DEGREE, MIN_ROUND_SHARE, MAX_ROUNDS, WITNESS_FANOUT]
+    limits = [*KINDS[kind].values(), WITNESS_FANOUT]
     h.update(json.dumps({"limits": limits, "n": graph.n_nodes}).encode())
     for a in (graph.indptr, graph.indices, graph.weights):
         h.update(a.dtype.str.encode())
         h.update(np.ascontiguousarray(a).view(np.uint8))
-    return f"core-{_code()[:12]}-{h.hexdigest()[:24]}.npz"
+    return f"{kind}-{_code()[:12]}-{h.hexdigest()[:24]}.npz"
 
 
-def _contract_for_the_cache(graph, on_round, xp) -> Contraction:
-    """`contract`, after removing the cache folder's contractions made by other versions of
-    this module's code (never read again; PACE NE's is about 100 MB)."""
-    for old in io.cache_dir().glob("core-*.npz"):
-        if io.CACHE_FILE.fullmatch(old.name) and not old.name.startswith(f"core-{_code()[:12]}-"):
+def _contract_for_the_cache(graph, kind, on_round, xp) -> Contraction:
+    """`contract`, after removing the cache folder's contractions of this kind made by other
+    versions of this module's code (never read again; PACE NE's core is about 100 MB)."""
+    for old in io.cache_dir().glob(f"{kind}-*.npz"):
+        if io.CACHE_FILE.fullmatch(old.name) and not old.name.startswith(f"{kind}-{_code()[:12]}-"):
             with contextlib.suppress(OSError):
                 old.unlink()
-    return contract(graph, on_round=on_round, xp=xp)
+    return contract(graph, on_round=on_round, xp=xp, **KINDS[kind])
 
 
 def _save(c: Contraction, f) -> None:
@@ -549,3 +562,89 @@ def sweep_steps(c: Contraction) -> np.ndarray:
 def sweep_sizes(c: Contraction) -> tuple[np.ndarray, np.ndarray]:
     """The nodes and the arcs down of each step of `sweep`."""
     return np.diff(c.round_starts), np.diff(c.down_indptr[c.round_starts])
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Levels:
+    """A contraction laid out for PHAST's many trees (`trees`; ``kernels/phast.cu``): its
+    nodes by *rank*, the top level first (the core left, if any: level 0, maybe empty),
+    then the levels of `sweep`, so that each level is a range of ranks, and the arcs into
+    each rank grouped by it, their tails as ranks.
+
+    Attributes
+    ----------
+    rank : numpy.ndarray
+        ``int64``: each node's rank.
+    starts : numpy.ndarray
+        ``int64``: level ``l`` is ranks ``starts[l]`` to ``starts[l + 1]``.
+    up_ptr, up_tails, up_weights : numpy.ndarray
+        The search graph's arcs into each rank (from lower levels, and the core's among
+        themselves): ``int64``, ``int32`` (ranks), ``uint32``.
+    down_ptr, down_tails, down_weights : numpy.ndarray
+        The arcs down into each rank (from higher levels; none into the core).
+    """
+
+    rank: np.ndarray
+    starts: np.ndarray
+    up_ptr: np.ndarray
+    up_tails: np.ndarray
+    up_weights: np.ndarray
+    down_ptr: np.ndarray
+    down_tails: np.ndarray
+    down_weights: np.ndarray
+
+    @property
+    def n_levels(self) -> int:
+        return int(self.starts.size - 1)
+
+
+def levels(c: Contraction) -> Levels:
+    """``c`` laid out by rank (`Levels`)."""
+    n = c.round_of.size
+    core = np.flatnonzero(c.round_of < 0)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.concatenate([core, c.order])] = np.arange(n)
+    g = c.graph
+    heads = rank[g.indices]
+    by_head = np.argsort(heads, kind="stable")
+    up_ptr = np.zeros(n + 1, dtype=np.int64)
+    up_ptr[1:] = np.cumsum(np.bincount(heads, minlength=n))
+    return Levels(
+        rank=rank,
+        starts=np.concatenate([[0], core.size + c.round_starts]).astype(np.int64),
+        up_ptr=up_ptr,
+        up_tails=rank[g.sources][by_head].astype(np.int32),
+        up_weights=g.weights[by_head],
+        down_ptr=np.concatenate([np.zeros(core.size, np.int64), c.down_indptr]),
+        down_tails=rank[c.down_tails].astype(np.int32),
+        down_weights=c.down_weights,
+    )
+
+
+def trees(c: Contraction, sources: np.ndarray) -> np.ndarray:
+    """PHAST's trees from ``sources`` (one a column: ``int64``, nodes × sources,
+    `UNREACHABLE` where unreached), the NumPy twin of ``kernels/phast.cu``: each node's
+    least ``d(u) + w`` over its arcs up, the bottom level first (the search up from each
+    source, as a pass over every level), the core's arcs relaxed until nothing changes,
+    then `sweep` down."""
+    lv = levels(c)
+    n, k = c.round_of.size, len(sources)
+    table = np.full((n, k), UNREACHABLE, dtype=np.int64)
+    table[lv.rank[np.asarray(sources, dtype=np.int64)], np.arange(k)] = 0
+
+    def up(lo: int, hi: int) -> bool:
+        a, b = int(lv.up_ptr[lo]), int(lv.up_ptr[hi])
+        above = table[lv.up_tails[a:b]]
+        weights = lv.up_weights[a:b].astype(np.int64)[:, None]
+        value = np.where(above != UNREACHABLE, above + weights, UNREACHABLE)
+        was = table[lo:hi].copy()
+        np.minimum.at(table, np.repeat(np.arange(lo, hi), np.diff(lv.up_ptr[lo : hi + 1])), value)
+        return bool((table[lo:hi] < was).any())
+
+    for level in range(lv.n_levels - 1, 0, -1):
+        up(int(lv.starts[level]), int(lv.starts[level + 1]))
+    while lv.starts[1] > 0 and up(0, int(lv.starts[1])):
+        pass
+    dist = table[lv.rank]
+    sweep(c, dist)
+    return dist

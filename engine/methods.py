@@ -35,14 +35,15 @@ class Method:
     asynchronous : bool
         On the GPU the near set is relaxed without a barrier per iteration, so the search has
         no iterations to batch, and is recorded by phase (the CPU runs the synchronous twin).
-    contracted : bool
-        The search runs on the graph's contraction core and a sweep finishes it
-        (`engine.contraction`).
+    contraction : str
+        The kind of the graph's contraction the search runs on, a sweep finishing it
+        (`engine.contraction.KINDS`): ``core`` or ``hierarchy``; empty for the graph itself.
     bucketed : bool
         Davidson et al.'s bucketing: the far nodes are kept sorted by bucket (distance ÷ Δ)
         in `SEGMENTS` segments, each phase takes the next one (see `engine.backends.cpu`).
     batched : bool
-        `many_to_many` runs it for many sources in one launch of the batched GPU kernel.
+        `many_to_many` runs it for many sources in one launch of a batched GPU kernel
+        (Near-Far's, `engine.backends.gpu_many`; PHAST's, `engine.backends.gpu_phast`).
     summary : str
         One line for `frontier --help` and the dashboard.
 
@@ -57,8 +58,13 @@ class Method:
     summary: str
     asynchronous: bool = False
     bucketed: bool = False
-    contracted: bool = False
+    contraction: str = ""
     batched: bool = False
+
+    @property
+    def contracted(self) -> bool:
+        """Whether it searches a contraction of the graph, then sweeps (`contraction`)."""
+        return bool(self.contraction)
 
     @property
     def recordable(self) -> bool:
@@ -119,7 +125,21 @@ METHODS: dict[str, Method] = {
             "then one sweep down over the contracted nodes; recorded phase by phase, then "
             "step by step of the sweep",
             asynchronous=True,
-            contracted=True,
+            contraction="core",
+        ),
+        Method(
+            "phast",
+            "PHAST",
+            uses_delta=True,
+            light_heavy=False,
+            iterative=True,
+            summary="Delling et al.: every node contracted into a hierarchy of levels; a "
+            "search up the hierarchy from the source, then one sweep down it, level by "
+            "level (on the GPU, many trees a pass); recorded phase by phase, then level by "
+            "level of the sweep",
+            asynchronous=True,
+            contraction="hierarchy",
+            batched=True,
         ),
         Method(
             "delta_stepping",

@@ -364,8 +364,10 @@ def phase_stamps(
 
     The frame of a node's settling is its phase; it is near from the end of the phase
     before (the next band), once reached. A contracted node (not the source) is reached
-    at the frame of its sweep step; where its distance is final (the search ran to its end,
-    or stopped above that distance) it is near then and settled at the next frame.
+    in the phase that reached it on the search's climb (its distance an upper bound until
+    the sweep), else at the frame of its sweep step; where its distance is final (the search
+    ran to its end, or stopped above that distance) it is near at that frame and settled at
+    the next.
     """
     phases = his.size
     reached = dist != UNREACHABLE
@@ -380,7 +382,8 @@ def phase_stamps(
         swept[source] = False
         at = phases + 1 + sweep_step[swept]
         final = done | (dist[swept] < his[-1])
-        stamps[0, swept] = at
+        climbed = reached_phase[swept]
+        stamps[0, swept] = np.where(climbed >= 0, climbed, at)
         stamps[1, swept] = np.where(final, at, -1)
         stamps[2, swept] = np.where(final, at + 1, -1)
     return stamps

@@ -15,7 +15,6 @@ from engine import _validate, contraction
 from engine._errors import ParameterError
 from engine.adaptive import AdaptiveDelta
 from engine.backends import device as _backend
-from engine.graphs._validate import CONTRACT_BYTES_PER_ARC
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 from engine.methods import Counters, Method, RunSpec
 from engine.recording import Recording, Snapshot
@@ -170,12 +169,6 @@ def _resolve_backend(name: str, method: Method, graph: CSRGraph) -> str:
     return name
 
 
-def contraction_module(graph: CSRGraph):
-    """The array module that contracts ``graph``: CuPy where a GPU has the memory (the same
-    core, decisions/0083), else NumPy."""
-    return _backend.module_for(CONTRACT_BYTES_PER_ARC * graph.n_arcs)
-
-
 def from_scipy(d: np.ndarray) -> np.ndarray:
     """SciPy's float distances as ``int64``, `UNREACHABLE` where infinite."""
     reached = np.isfinite(d)
@@ -221,7 +214,7 @@ def sssp(
         near set without a barrier per iteration; recorded by phase), ``near_far_core``
         (``near_far_async`` on the graph's contraction core, then a sweep over the
         contracted nodes, `engine.contraction`; the core is made once per graph, and kept in
-        the cache folder for large graphs, `engine.contraction.core_of`; Δ and its heuristic
+        the cache folder for large graphs, `engine.contraction.of`; Δ and its heuristic
         are the core's; recorded by phase, then by sweep step), ``delta_stepping``,
         ``bucketing`` (far nodes sorted into buckets of width Δ), ``bellman_ford`` or
         ``dijkstra``.
@@ -261,7 +254,7 @@ def sssp(
     searched, core, search_target, setup_s = graph, None, target, 0.0
     if m.contracted:
         start = time.perf_counter()
-        core = contraction.core_of(graph, xp=contraction_module(graph))
+        core = contraction.of(graph, m.contraction, xp=_backend.contraction_module(graph))
         setup_s = time.perf_counter() - start
         # Δ and its rule in the search graph's terms (its own heuristic, bounds and type)
         searched = core.graph

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+import engine
 from engine import load_graph
 from engine.cli import main
 from engine.studies.bench import (
@@ -83,17 +84,21 @@ def test_cli_bench_bad_method(capsys):
 def test_batch_rows(backend):
     g = grid_graph(20, 20, seed=3)
     lines = []
-    rows = benchmark_batch(g, queries=12, methods=("near_far", "delta_stepping"),
+    rows = benchmark_batch(g, queries=12, methods=("near_far", "delta_stepping", "phast"),
                            backend=backend, repeats=2, progress=lines.append)  # fmt: skip
-    assert [r["method"] for r in rows] == ["near_far", "delta_stepping"] and len(lines) == 3
+    assert [r["method"] for r in rows] == ["near_far", "delta_stepping", "phast"]
+    assert len(lines) == 4
     for r in rows:
         assert r["identical"] and r["queries"] == 12 and r["backend"] == backend
         assert r["trees_per_s"] > 0 and r["scipy_trees_per_s"] > 0 and r["delta"] > 0
         assert r["speedup"] == pytest.approx(r["trees_per_s"] / r["scipy_trees_per_s"])
         assert r["edges_relaxed"] >= g.n_arcs  # each tree relaxes every arc at least once
     kept = [r["trees_per_s_kept_on_gpu"] for r in rows]
-    assert kept == ([kept[0], None] if backend == "gpu" else [None, None])
-    assert "kept on GPU" in table(rows, BATCH_TABLE)
+    assert kept == ([kept[0], None, kept[2]] if backend == "gpu" else [None, None, None])
+    # PHAST's hierarchy is made before any tree is timed, and its time reported beside them.
+    made = engine.contraction.of(g, "hierarchy")
+    assert [r["made_s"] for r in rows] == [None, None, made.seconds] and made.seconds > 0
+    assert "kept on GPU" in table(rows, BATCH_TABLE) and "made in (s)" in table(rows, BATCH_TABLE)
 
 
 def test_cli_bench_batch_queries(tmp_path, capsys):

@@ -80,14 +80,14 @@ def _grid_file(path):
 
 
 def test_solve_on_the_contraction_core(tmp_path, capsys):
-    # A fresh graph (not one cached in memory): the core is made with a line a round.
+    # A fresh graph (not one cached in memory): the core is made with a line of progress.
     path = tmp_path / "grid.gr"
     g = _grid_file(path)
     out = tmp_path / "r.npz"
     args = ["solve", str(path), "--method", "near_far_core", "--backend", "cpu", "--out"]
     assert main([*args, str(out), "--json"]) == 0
     captured = capsys.readouterr()
-    assert re.search(r"contracting .*: round 1, [\d,]+ nodes left in the core", captured.err)
+    assert re.search(r"making .*'s contraction core: round 1, [\d,]+ nodes left", captured.err)
     assert json.loads(captured.out)["method"] == "near_far_core"
     with np.load(out) as z:
         assert z["dist"].tolist() == sssp(g, 0, method="dijkstra").distances.tolist()
@@ -122,7 +122,9 @@ def test_the_delta_help_names_the_methods_an_adaptive_delta_runs(capsys):
         main(["solve", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     named = re.search(r"chosen per phase, for ([\w, ]+)\)", text).group(1).split(", ")
-    assert named == ["near_far", "near_far_async", "near_far_core", "delta_stepping", "bucketing"]
+    assert named == [
+        "near_far", "near_far_async", "near_far_core", "phast", "delta_stepping", "bucketing",
+    ]  # fmt: skip
     g = grid_graph(6, 6, seed=2)
     for method in named:
         assert sssp(g, 0, method=method, delta="adaptive").adaptive is not None
@@ -286,16 +288,19 @@ def test_an_adaptive_delta_from_the_cli(tmp_path, capsys):
         "near_far",
         "near_far_async",
         "near_far_core",
+        "phast",
         "delta_stepping",
         "bucketing",
     ]
     assert all(r["identical"] for r in rows)
     a = g.auto_delta()  # near_far_async steers within [2, 3] x Davidson's Δ (engine.adaptive)
-    c = contraction.core_of(g).graph.auto_delta()  # near_far_core too, of its core's Δ
+    c = contraction.of(g).graph.auto_delta()  # near_far_core too, of its core's Δ
+    h = contraction.of(g, "hierarchy").graph.auto_delta()  # phast, of its search graph's
     assert {r["method"]: r["delta_rule"] for r in rows} == {
         "near_far": summary["delta_rule"],
         "near_far_async": f"adaptive:{2 * a}-{3 * a}",
         "near_far_core": f"adaptive:{2 * c}-{3 * c}",
+        "phast": f"adaptive:{2 * h}-{3 * h}",
         "delta_stepping": summary["delta_rule"],
         "bucketing": summary["delta_rule"],
     }

@@ -83,6 +83,28 @@ def test_with_no_limits_nothing_is_left_a_whole_hierarchy(seed, n, density, max_
 
 
 @property_settings(60)
+@given(n=st.integers(1, 60), **RANDOM_GRAPH)
+def test_phasts_trees_equal_scipy_on_a_hierarchy_and_on_a_core(seed, n, density, max_weight):
+    """`contraction.trees`, the NumPy twin of kernels/phast.cu: laid out by rank, every arc
+    up comes from a lower level (or from the core into the core), every arc down from a
+    higher one, and each column is SciPy's tree, on a whole hierarchy and on a core (whose
+    arcs are relaxed until nothing changes)."""
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, n, int(density * n), max_weight)
+    sources = rng.integers(0, n, size=5)
+    for c in (contraction.contract(g, **contraction.KINDS["hierarchy"]), contraction.contract(g)):
+        lv = contraction.levels(c)
+        level = np.repeat(np.arange(lv.n_levels), np.diff(lv.starts))
+        tail, head = level[lv.up_tails], np.repeat(level, np.diff(lv.up_ptr))
+        assert ((tail > head) | ((tail == 0) & (head == 0))).all()
+        assert lv.starts[1] == c.n_core and lv.n_levels == c.n_rounds + 1
+        assert (level[lv.down_tails] < np.repeat(level, np.diff(lv.down_ptr))).all()
+        many = contraction.trees(c, sources)
+        for j, source in enumerate(sources):
+            assert np.array_equal(many[:, j], _reference(g, int(source)))
+
+
+@property_settings(60)
 @given(n=st.integers(2, 40), seed=st.integers(0, 2**32 - 1), density=st.floats(0.5, 4.0))
 def test_the_distance_type_holds_the_sweep_too(n, seed, density):
     # Weights near 2^31 and 2^32: every sum the search graph's arcs and the sweep's arcs
@@ -201,9 +223,9 @@ def test_shortcuts_too_heavy_for_a_weight_keep_their_node():
 
 def test_core_graph_bounds_and_heuristic():
     g = grid_graph(40, 40, seed=2)
-    c = contraction.core_of(g)
+    c = contraction.of(g)
     h = c.graph
-    assert contraction.core_of(g) is c  # made once
+    assert contraction.of(g) is c  # made once
     assert h.candidate_bound() <= h.layered_bound
     # The heuristic counts the core's arcs only.
     core = c.round_of < 0
@@ -212,18 +234,19 @@ def test_core_graph_bounds_and_heuristic():
     assert h.auto_delta() == round(engine.graphs.csr.AUTO_DELTA_C * w / d)
 
 
+@pytest.mark.parametrize("method", ["near_far_core", "phast"])
 @pytest.mark.parametrize("delta", [1, 40, "auto", "adaptive", 10**6])
-def test_near_far_core_matches_dijkstra(backend, delta):
+def test_near_far_core_and_phast_match_dijkstra(backend, delta, method):
     g = grid_graph(50, 60, seed=8)
     for source in (0, 1234, 2999):
-        r = sssp(g, source, method="near_far_core", backend=backend, delta=delta)
+        r = sssp(g, source, method=method, backend=backend, delta=delta)
         assert np.array_equal(r.distances, _reference(g, source))
         assert r.graph is g
 
 
 def test_near_far_core_counts_the_sweep(backend):
     g = grid_graph(30, 30, seed=1)
-    c = contraction.core_of(g)
+    c = contraction.of(g)
     r = sssp(g, 0, method="near_far_core", backend=backend)
     assert r.counters.edges_relaxed > c.n_down
     if backend == "cpu":  # the synchronous twin on the search graph, then the sweep
@@ -233,12 +256,13 @@ def test_near_far_core_counts_the_sweep(backend):
 
 def test_near_far_core_target(backend):
     g = grid_graph(30, 30, seed=4)
-    c = contraction.core_of(g)
+    c = contraction.of(g)
     full = _reference(g, 0)
     core_node = int(np.flatnonzero(c.round_of < 0)[-1])
     contracted = int(c.order[0])
-    for target in (core_node, contracted):
-        r = sssp(g, 0, method="near_far_core", backend=backend, delta=50, target=target)
+    for target, method in ((core_node, "near_far_core"), (contracted, "near_far_core"),
+                           (contracted, "phast")):  # fmt: skip
+        r = sssp(g, 0, method=method, backend=backend, delta=50, target=target)
         assert r.target == target and r.distances[target] == full[target]
         final = full < r.settled_below
         assert np.array_equal(r.distances[final], full[final])
@@ -263,7 +287,7 @@ def test_gpu_sweep_follows_the_search_however_it_ends(capacity, batch):
     # long batch waits for the one that finishes, and behind short ones runs once at the end
     # (rings of 8,192 slots mostly finish in the asynchronous launch).
     g = random_graph(np.random.default_rng(5), 30_000, 90_000, max_weight=100)
-    c = contraction.core_of(g)
+    c = contraction.of(g)
     h = c.graph
     spec = RunSpec(
         h,
@@ -312,14 +336,14 @@ def test_a_contraction_kept_is_read_by_the_next_process(kept):
     mine = kept / "core-results.npz"  # a file of the user's: not the cache's
     mine.write_bytes(b"")
     g = grid_graph(20, 20, seed=3)
-    made = contraction.core_of(g)
+    made = contraction.of(g)
     assert not made.from_cache and not older.exists() and mine.exists()
     mine.unlink()
     (kept_file,) = kept.glob("core-*.npz")
     assert engine.graphs.io.CACHE_FILE.fullmatch(kept_file.name)  # pruned like the graphs
     rounds = []
     copy = _same_graph(g)
-    read = contraction.core_of(copy, on_round=lambda r, left: rounds.append(r))
+    read = contraction.of(copy, on_round=lambda r, left: rounds.append(r))
     assert read.from_cache and rounds == []
     _assert_same(made, read)
     assert read.graph.name == made.graph.name and read.graph.node_ids is g.node_ids
@@ -329,36 +353,36 @@ def test_a_contraction_kept_is_read_by_the_next_process(kept):
 
 def test_other_weights_and_small_graphs_are_not_read_from_another_file(kept):
     g = grid_graph(20, 20, seed=3)
-    contraction.core_of(g)
+    contraction.of(g)
     heavier = dataclasses.replace(g, weights=g.weights * 3)  # same order within each row
-    c = contraction.core_of(heavier)
+    c = contraction.of(heavier)
     assert not c.from_cache and len(list(kept.glob("core-*.npz"))) == 2
     assert np.array_equal(
         sssp(heavier, 0, method="near_far_core").distances, _reference(heavier, 0)
     )
-    contraction.core_of(grid_graph(9, 11, seed=3))  # 99 nodes
-    contraction.core_of(grid_graph(20, 21, seed=3), cache=False)
+    contraction.of(grid_graph(9, 11, seed=3))  # 99 nodes
+    contraction.of(grid_graph(20, 21, seed=3), cache=False)
     assert len(list(kept.glob("core-*.npz"))) == 2
 
 
 def test_a_damaged_or_foreign_file_is_made_again(kept):
     g = grid_graph(20, 20, seed=5)
-    made = contraction.core_of(g)
+    made = contraction.of(g)
     (path,) = kept.glob("core-*.npz")
     raw = bytearray(path.read_bytes())
     raw[len(raw) // 2] ^= 0xFF  # a zip member's CRC no longer holds
     path.write_bytes(bytes(raw))
-    again = contraction.core_of(_same_graph(g))
+    again = contraction.of(_same_graph(g))
     assert not again.from_cache
     _assert_same(made, again)
     # A contraction of another graph under this graph's name does not fit it.
     other = contraction.contract(grid_graph(10, 12, seed=5))
     with path.open("wb") as f:
         contraction._save(other, f)
-    third = contraction.core_of(_same_graph(g))
+    third = contraction.of(_same_graph(g))
     assert not third.from_cache
     _assert_same(made, third)
-    assert contraction.core_of(_same_graph(g)).from_cache
+    assert contraction.of(_same_graph(g)).from_cache
 
 
 def test_a_cache_folder_that_cannot_be_written_only_costs_speed(tmp_path, monkeypatch):

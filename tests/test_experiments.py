@@ -196,7 +196,7 @@ def test_bad_study_input_is_one_line(tmp_path, args, needle):
 
 def test_the_cores_method_reads_delta_specs_of_its_core():
     g = grid_graph(20, 20, seed=3)
-    core = engine.contraction.core_of(g).graph
+    core = engine.contraction.of(g).graph
     rows = []
     experiments.run_cells(
         g, [(0, None, None)], methods=["near_far", "near_far_core"],

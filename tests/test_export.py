@@ -150,7 +150,7 @@ def test_replay_reopens_to_identical_frames(run, tmp_path):
     np.testing.assert_array_equal(back.graph.node_ids, run.graph.node_ids)
 
 
-@pytest.mark.parametrize("method", ["near_far_async", "near_far_core"])
+@pytest.mark.parametrize("method", ["near_far_async", "near_far_core", "phast"])
 def test_a_recording_by_phase_exports_and_reopens(method, tmp_path):
     """Issue 54: the fastest methods' recordings go to a GIF a frame a phase (and a sweep
     step), and a replay reopens them by phase, the sweep where it began."""
@@ -161,7 +161,7 @@ def test_a_recording_by_phase_exports_and_reopens(method, tmp_path):
     back, _ = replay.load(export.export(r, tmp_path / "run.frontier.npz"))
     rec = back.recording
     assert rec.by_phase and rec.sweep_from == r.recording.sweep_from
-    assert (rec.sweep_from is not None) == (method == "near_far_core")
+    assert (rec.sweep_from is not None) == engine.METHODS[method].contracted
     np.testing.assert_array_equal(rec.frames, r.recording.frames)
     np.testing.assert_array_equal(rec.stamps, r.recording.stamps)
 

@@ -242,7 +242,7 @@ def test_gpu_sums_bucket_rows_batch_after_batch():
         before = expected[-1]
 
 
-# -- recorded by phase: near_far_async and near_far_core (issue 54) ---------------------------
+# -- recorded by phase: near_far_async, near_far_core and phast (issues 54, 55) -------------
 
 
 def _phase_graphs():
@@ -257,7 +257,7 @@ def _check_by_phase(graph, r):
     near ones the reached nodes of the band it begins; the sweep then gives each contracted
     node its distance, one step a frame; at the end the settled nodes are those whose
     distances are final, and those equal SciPy's."""
-    from engine.contraction import core_of, sweep_steps
+    from engine.contraction import of, sweep_steps
 
     rec = r.recording
     ref = engine.sssp(graph, r.source, method="dijkstra").distances
@@ -265,8 +265,9 @@ def _check_by_phase(graph, r):
     assert rec.by_phase and np.array_equal(r.distances[final], ref[final])
     searched = np.ones(graph.n_nodes, dtype=bool)
     steps = None
-    if r.method == "near_far_core":
-        c = core_of(graph)
+    kind = engine.METHODS[r.method].contraction
+    if kind:
+        c = of(graph, kind)
         steps = sweep_steps(c)
         searched = (c.round_of < 0) | (np.arange(graph.n_nodes) == r.source)
         assert rec.sweep_from == r.counters.phases + 1 == len(rec) - c.n_rounds - 1
@@ -296,7 +297,7 @@ def _check_by_phase(graph, r):
     assert col["edges_relaxed"][-1] == r.counters.edges_relaxed
 
 
-@pytest.mark.parametrize("method", ["near_far_async", "near_far_core"])
+@pytest.mark.parametrize("method", ["near_far_async", "near_far_core", "phast"])
 @pytest.mark.parametrize("target", [None, 300])
 def test_the_fastest_methods_are_recorded_by_phase(backend, method, target):
     for g in _phase_graphs():
@@ -313,8 +314,24 @@ def test_the_fastest_methods_are_recorded_by_phase(backend, method, target):
 _SAME = ("iteration", "phase", "lo", "hi", "delta", "reached", "neared", "settled")
 
 
+def test_phasts_climb_shows_before_its_sweep(backend):
+    """The nodes PHAST's search up the hierarchy reaches are reached (far: their distance
+    waits for the sweep) from the phase that reached them; the sweep makes them near, then
+    settled."""
+    g = grid_graph(25, 25, seed=4)
+    c = engine.contraction.of(g, "hierarchy")
+    r = engine.sssp(g, 0, method="phast", backend=backend, delta=50, record=True)
+    up = engine.sssp(c.graph, 0, method="near_far", backend="cpu").distances != engine.UNREACHABLE
+    rec = r.recording
+    climbed = rec.states(rec.sweep_from - 1)
+    assert up.sum() > 10
+    assert np.array_equal(climbed != engine.recording.UNREACHED, up)
+    assert (climbed[up] == engine.recording.FAR).sum() == up.sum() - 1  # all but the source
+    assert (rec.states(len(rec) - 1) == engine.recording.SETTLED).all()
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("method", ["near_far_async", "near_far_core"])
+@pytest.mark.parametrize("method", ["near_far_async", "near_far_core", "phast"])
 def test_a_recording_by_phase_is_the_same_on_the_gpu_as_on_the_cpu(method):
     # With a fixed Δ both backends end the same phases at the same thresholds, and a node is
     # first reached in the phase that first relaxes one of its in-neighbours, whatever the

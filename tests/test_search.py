@@ -17,9 +17,9 @@ from .graphs import (
 )
 
 ITERATIVE = ["near_far", "delta_stepping", "bucketing", "bellman_ford"]
-#: Every method with a schedule of its own; near_far_async and near_far_core have no
+#: Every method with a schedule of its own; near_far_async, near_far_core and phast have no
 #: iterations to count.
-SEARCHES = [*ITERATIVE, "near_far_async", "near_far_core"]
+SEARCHES = [*ITERATIVE, "near_far_async", "near_far_core", "phast"]
 BATCHES = [1, 2, 7, 64]
 
 
@@ -343,7 +343,7 @@ def test_dijkstra_counters_and_backend():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"method": "astar"}, engine.ParameterError, "near_far_async, near_far_core, delta"),
+        ({"method": "astar"}, engine.ParameterError, "near_far_async, near_far_core, phast, delta"),
         ({"backend": "tpu"}, engine.ParameterError, "known backends"),
         ({"delta": 0}, engine.ParameterError, "delta must be"),
         ({"method": "bucketing", "delta": 0}, engine.ParameterError, "delta must be"),
@@ -404,8 +404,9 @@ def test_the_registry_answers_which_methods_can_record():
 
     g = engine.from_arcs(3, [0, 1], [1, 2], [1, 2])
     assert names(recordable=True) == names(iterative=True)
-    assert names(recorded_by_phase=True) == ("near_far_async", "near_far_core")
-    assert names(batched=True) == ("near_far", "near_far_async")
+    assert names(recorded_by_phase=True) == ("near_far_async", "near_far_core", "phast")
+    assert names(batched=True) == ("near_far", "near_far_async", "phast")
+    assert names(contracted=True) == ("near_far_core", "phast")
     assert set(names()) == set(METHODS)
     for name in METHODS:
         recording = sssp(g, 0, method=name, backend="cpu", record=True).recording

@@ -14,6 +14,7 @@ METHODS = [
     "bellman_ford",
     "near_far_async",
     "near_far_core",
+    "phast",
 ]
 
 

@@ -141,7 +141,7 @@ def _core_done(s: Session) -> int:
 def _core(s: Session) -> tuple[int, int]:
     """The city's nodes and those of its contraction core."""
     graph = s.loaded.graph
-    return graph.n_nodes, int((engine.contraction.core_of(graph).round_of < 0).sum())
+    return graph.n_nodes, int((engine.contraction.of(graph).round_of < 0).sum())
 
 
 def _swept(s: Session) -> tuple[int, int]:

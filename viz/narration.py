@@ -119,23 +119,34 @@ def _phase_caption(run: Run, frame: int, now, before) -> str:
     rec = result.recording
     kind = result.graph.weight_kind
     arcs = now.edges_relaxed - before.edges_relaxed
+    whole = engine.METHODS[result.method].contraction == "hierarchy"
     if rec.sweep_from is not None and frame >= rec.sweep_from:
         steps = len(rec) - 1 - rec.sweep_from
         step = frame - rec.sweep_from
         if step == steps:
-            return (
-                f"Done: the sweep gave every contracted node its distance; "
-                f"{counted(now.settled, 'node')} settled, in "
-                f"{counted(result.counters.phases, 'phase')} on the core and one pass over the "
-                "rest."
+            where = (
+                "up the hierarchy and one pass down it"
+                if whole
+                else "on the core and one pass over the rest"
             )
+            return (
+                f"Done: the sweep gave every {'' if whole else 'contracted '}node its "
+                f"distance; {counted(now.settled, 'node')} settled, in "
+                f"{counted(result.counters.phases, 'phase')} {where}."
+            )
+        which = (
+            f"level {steps - step:,} (the top level goes first)"
+            if whole
+            else f"round {steps - step:,} (the last contracted go first)"
+        )
         return (
             f"Sweep step {step + 1:,} of {steps:,}: the {counted(now.frontier, 'node')} "
-            f"contracted in round {steps - step:,} (the last contracted go first) take their "
-            f"distance from the neighbours they had then, over {counted(arcs, 'arc')} down: "
-            "no queue and no threshold, each node read once. The nodes it found in the "
-            "previous step are settled."
+            f"contracted in {which} take their distance from the neighbours they had then, "
+            f"over {counted(arcs, 'arc')} down: no queue and no threshold, each node read "
+            "once. The nodes it found in the previous step are settled."
         )
+    if whole:
+        return _climb_caption(result, frame, now, arcs)
     where = "the core's" if result.method == "near_far_core" else "the"
     how = (
         "the GPU's blocks relaxed them from their own work rings, each as soon as it was "
@@ -171,6 +182,28 @@ def _phase_caption(run: Run, frame: int, now, before) -> str:
             f"The threshold rises to {hi}: {counted(now.near, 'node')} already reached below "
             f"it {'is' if now.near == 1 else 'are'} near, {counted(now.far, 'node')} "
             f"{'waits' if now.far == 1 else 'wait'} in the far pile."
+        )
+    return " ".join(parts)
+
+
+def _climb_caption(result, frame: int, now, arcs: int) -> str:
+    """A phase of PHAST's search up its hierarchy (every node contracted)."""
+    if frame == 0:
+        return (
+            "PHAST contracted every node into a hierarchy of levels before searching. It "
+            "searches from the source up the hierarchy only, then one sweep down it gives "
+            "every node its distance."
+        )
+    parts = [
+        f"Phase {frame:,} of the search up the hierarchy ends: "
+        f"{counted(now.frontier, 'node')} relaxed their arcs up ({counted(arcs, 'arc')}); "
+        f"{counted(now.reached, 'node')} reached so far, each a climb from the source whose "
+        "distance may still fall in the sweep."
+    ]
+    if frame == result.recording.sweep_from - 1:
+        parts.append(
+            "The search up is done: the sweep now takes the levels from the top down, each "
+            "node's distance the least over its arcs from the level above."
         )
     return " ".join(parts)
 

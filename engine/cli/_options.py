@@ -7,14 +7,16 @@ import argparse
 import contextlib
 import os
 import sys
+import time
 from pathlib import Path
 
 from engine import _validate, adaptive, contraction
 from engine._errors import ParameterError
 from engine._text import ascii_int
+from engine.backends.device import contraction_module
 from engine.graphs import io, osm
 from engine.methods import BACKENDS, METHODS
-from engine.search import DEFAULT_BATCH, contraction_module
+from engine.search import DEFAULT_BATCH
 from engine.studies import distributed
 
 EPILOG = (
@@ -157,21 +159,27 @@ def load(args, spec):
 
 
 def contract_for(args, graph, methods) -> None:
-    """Make ``graph``'s contraction core now, a line a round, when one of ``methods``
-    searches it (PACE NE takes seconds; later runs read it from the cache)."""
-    if not any(_validate.method(m).contracted for m in methods):
-        return
+    """Make ``graph``'s contractions now, with a line of progress at most every half
+    second, when ``methods`` search them: a core (PACE NE takes seconds) or a whole
+    hierarchy (hundreds of rounds); later runs read them from the cache."""
+    kinds = dict.fromkeys(_validate.method(m).contraction for m in methods)
+    for kind in filter(None, kinds):
+        what = "contraction core" if kind == "core" else "contraction hierarchy"
+        shown = [0.0]
 
-    def line(r: int, left: int) -> None:
-        msg = f"frontier: contracting {graph.name}: round {r + 1}, {left:,} nodes left in the core"
-        print(msg, file=sys.stderr, flush=True)
+        def line(r: int, left: int, what=what, shown=shown) -> None:
+            now = time.monotonic()
+            if now - shown[0] < 0.5 and left:
+                return
+            shown[0] = now
+            msg = f"frontier: making {graph.name}'s {what}: round {r + 1}, {left:,} nodes left"
+            print(msg, file=sys.stderr, flush=True)
 
-    xp = contraction_module(graph)
-    core = contraction.core_of(graph, on_round=line, cache=not args.no_cache, xp=xp)
-    if core.from_cache:
-        took = f"{core.seconds:.2f} s"
-        msg = f"frontier: {graph.name}'s contraction core read from the cache ({took})"
-        print(msg, file=sys.stderr, flush=True)
+        xp = contraction_module(graph)
+        made = contraction.of(graph, kind, on_round=line, cache=not args.no_cache, xp=xp)
+        if made.from_cache:
+            msg = f"frontier: {graph.name}'s {what} read from the cache ({made.seconds:.2f} s)"
+            print(msg, file=sys.stderr, flush=True)
 
 
 def output(given: str | None, suffix: str) -> Path | None:

@@ -7,7 +7,9 @@ distances equal SciPy's Dijkstra (``int64``, `UNREACHABLE` where a source cannot
 Backends: ``dijkstra`` runs SciPy's ``dijkstra(indices=chunk)`` (split over a process pool
 when ``workers`` > 1). On the GPU, Near-Far runs
 a whole chunk in one launch (`engine.backends.gpu_many`: one thread block per search, each taking
-the next source from a device-side queue); other methods run one search per source, on the
+the next source from a device-side queue), and so does PHAST (`engine.backends.gpu_phast`: the
+trees of a group of sources a cluster of blocks, level by level of the graph's contraction
+hierarchy); other methods run one search per source, on the
 CPU (the NumPy twin, over a process pool when ``workers`` > 1) or on the GPU. Repeated
 sources are searched once and their rows copied.
 
@@ -33,6 +35,7 @@ from engine import _validate
 from engine._errors import GPUMemoryError, ParameterError
 from engine.backends import device as _backend
 from engine.graphs.csr import CSRGraph
+from engine.methods import names
 from engine.search import DEFAULT_BATCH, _resolve_backend, from_scipy, shortest_path_tree, sssp
 
 #: Memory the matrix of one chunk may take when the caller gives no bound.
@@ -161,7 +164,9 @@ def many_to_many(
     spec = _validate.method(method)
     resolved, batched = plan(graph, method, backend)
     if keep_on_gpu and not batched:
-        msg = "keep_on_gpu needs the GPU backend and near_far (the batched kernel)"
+        msg = "keep_on_gpu needs the GPU backend and a method of a batched kernel: " + ", ".join(
+            names(batched=True)
+        )
         raise ParameterError(msg)
     if predecessors and not keep:
         msg = "predecessors are kept with the matrix: keep=False would drop them"
@@ -172,15 +177,17 @@ def many_to_many(
     workers = min(workers, default_workers(), len(unique))  # a process a core, a tree each
     width = columns.size + (graph.n_nodes if predecessors else 0)
     if batched:
-        from engine.backends import gpu_many as _gpu_many
-
-        store = _gpu_many.store_of(graph, predecessors)
+        kernel = _batched_kernel(spec.name)
+        store = kernel.store_of(graph, predecessors)
         if store is None and keep_on_gpu:
-            msg = "keep_on_gpu with predecessors needs distances below 2^32 (use the host)"
+            msg = (
+                "keep_on_gpu with predecessors needs near_far's kernel and distances below "
+                "2^32 (use the host)"
+            )
             raise ParameterError(msg)
         whole_rows = targets is None or predecessors  # a tree needs every node's parent
-        on_device = _gpu_many.row_bytes(graph, None if whole_rows else columns.size,
-                                        store or _gpu_many.store_of(graph, False))  # fmt: skip
+        on_device = kernel.row_bytes(graph, None if whole_rows else columns.size,
+                                     store or kernel.store_of(graph, False))  # fmt: skip
         per_chunk = _backend.free_gpu_memory() // 2 // on_device
         if per_chunk < 1:
             msg = (
@@ -227,6 +234,7 @@ def many_to_many(
                 dist, tree, e, it = _gpu_chunk(
                     graph, block, None if targets is None else columns, step, store,
                     keep_on_gpu, out[lo : lo + len(block)] if direct else None, ready,
+                    spec.name,
                 )  # fmt: skip
             else:
                 dist, tree, e, it, used_backend = _search_rows(
@@ -267,17 +275,30 @@ def many_to_many(
     )
 
 
-def _gpu_chunk(graph, block, columns, step, store, keep_on_gpu, into, ready):
-    """One chunk on the batched kernel: (distances, trees or None, edges, iterations), kept on
-    the device or copied to the host, into ``into`` (the chunk's rows of the result, on the
-    device or on the host) when given; ``ready()`` waits until the host matrix may be
-    written. ``store`` is `_gpu_many.store_of`'s: None (trees asked for, 64-bit distances)
-    takes the trees from whole rows of distances, on the host."""
-    from engine.backends import gpu_many as _gpu_many
+def _batched_kernel(method: str):
+    """The launcher of ``method``'s batched GPU kernel: PHAST's, or Near-Far's (the same
+    calls)."""
+    if method == "phast":
+        from engine.backends import gpu_phast
 
-    linked = store == _gpu_many.LINKED
+        return gpu_phast
+    from engine.backends import gpu_many
+
+    return gpu_many
+
+
+def _gpu_chunk(graph, block, columns, step, store, keep_on_gpu, into, ready, method):
+    """One chunk on ``method``'s batched kernel: (distances, trees or None, edges,
+    iterations), kept on the device or copied to the host, into ``into`` (the chunk's rows of
+    the result, on the device or on the host) when given; ``ready()`` waits until the host
+    matrix may be written. ``store`` is the kernel's ``store_of``'s: None (trees asked for,
+    64-bit distances or PHAST) takes the trees from whole rows of distances, on the host."""
+    from engine.backends import gpu_many
+
+    kernel = _batched_kernel(method)
+    linked = store == gpu_many.LINKED
     from_rows = store is None
-    dist, tree, stats = _gpu_many.rows(
+    dist, tree, stats = kernel.rows(
         graph, block, None if from_rows else columns, delta=step, parents=linked,
         into=into if keep_on_gpu else None,
     )  # fmt: skip

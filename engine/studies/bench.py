@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from engine import _validate, adaptive
+from engine import _validate, adaptive, contraction
 from engine.backends import device as _backend
 from engine.graphs.csr import CSRGraph
 from engine.methods import METHODS, names
@@ -191,6 +191,7 @@ BATCH_TABLE = (
     ("scipy_workers", "SciPy cores", "{}"),
     ("speedup", "× SciPy", "{:.1f}"),
     ("edges_relaxed", "arcs/tree", "{:,}"),
+    ("made_s", "made in (s)", "{:.2f}"),
     ("identical", "exact", "{}"),
 )
 
@@ -214,7 +215,10 @@ def benchmark_batch(
     times: the median is reported, with the matrix copied to the host and, for the batched
     GPU kernel, kept on the GPU. SciPy's figure is one `many_to_many(method="dijkstra")`
     over a process pool (its start included). ``identical`` says every distance equalled
-    SciPy's. ``progress`` (optional) is called with a line before each step.
+    SciPy's. ``progress`` (optional) is called with a line before each step. A method that
+    searches a contraction (``near_far_core``, ``phast``) reports the seconds its contraction
+    took to make, or to read from the cache folder (``made_s``, ``made_from_cache``), which no
+    tree's time includes.
     """
     from engine.studies.batch import default_workers, many_to_many
 
@@ -228,6 +232,8 @@ def benchmark_batch(
     for method in methods:
         options = dict(method=method, backend=backend, delta=delta, batch_size=batch_size)
         say(f"{graph.name}: {method}, {repeats} × {len(starts):,} trees")
+        kind = METHODS[method].contraction
+        made = contraction.of(graph, kind, xp=_backend.contraction_module(graph)) if kind else None
         warm = many_to_many(graph, starts[:8], **options)
         batched = warm.backend == "gpu" and METHODS[warm.method].batched
         rates, kept, edges, identical = [], [], [], True
@@ -250,6 +256,8 @@ def benchmark_batch(
             "trees_per_s_kept_on_gpu": _median(kept) if kept else None,
             "scipy_trees_per_s": scipy_rate, "scipy_workers": workers,
             "speedup": _median(rates) / scipy_rate, "edges_relaxed": round(_median(edges)),
+            "made_s": None if made is None else made.seconds,
+            "made_from_cache": None if made is None else made.from_cache,
             "identical": identical, "host": _backend.device_name("cpu"),
         })  # fmt: skip
     return rows

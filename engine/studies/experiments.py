@@ -306,7 +306,7 @@ def _cells(graph: CSRGraph, method: str, deltas: list[tuple[str, int]]) -> list[
     if not spec.uses_delta:
         return [("-", None)]
     if spec.contracted:
-        core = contraction.core_of(graph).graph
+        core = contraction.of(graph, spec.contraction).graph
         return parse_deltas(",".join(text for text, _ in deltas), core)
     return deltas
 

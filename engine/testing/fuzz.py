@@ -220,8 +220,8 @@ def check(graph: CSRGraph, reference: np.ndarray, case: Case, run: Run, backend:
     )
     d = r.distances
     # near_far_core's Δ is its search graph's, whose distance type may be wider
-    contracted = _methods.METHODS[run.method].contracted
-    searched = contraction.core_of(graph).graph if contracted else graph
+    kind = _methods.METHODS[run.method].contraction
+    searched = contraction.of(graph, kind).graph if kind else graph
     if r.delta is not None and not 1 <= r.delta <= searched.max_delta():
         return f"Δ {r.delta} outside 1..{searched.max_delta()}"
     below = min(r.settled_below, UNREACHABLE)
@@ -241,7 +241,8 @@ def check(graph: CSRGraph, reference: np.ndarray, case: Case, run: Run, backend:
 def _check_recording(r) -> str:
     rec = r.recording
     if rec.by_phase:  # a frame a phase, and on a core a frame a sweep step and one more
-        c = contraction.core_of(r.graph) if _methods.METHODS[r.method].contracted else None
+        kind = _methods.METHODS[r.method].contraction
+        c = contraction.of(r.graph, kind) if kind else None
         frames = frame_count(r.counters.phases, None if c is None else c.n_rounds)
         if len(rec) != frames:
             return f"{len(rec)} frames for {r.counters.phases} phases (expected {frames})"

@@ -229,8 +229,9 @@ __global__ void finish_search(const D* dist, long long n, long long unreachable,
 // (`rows`, P_FIELDS a phase) is above its distance; it is near from the end of the phase
 // before, once reached (`reached_at`: the phase that first reached it). A contracted node
 // (`sweep_step` not null, the step of the sweep that gives it its distance; not the source)
-// is reached at frame phases + 1 + its step and, where its distance is final (`done`, or
-// below the last threshold), near then and settled at the next frame. The stamps go to
+// is reached in the phase that reached it on a climb, else at frame phases + 1 + its step;
+// where its distance is final (`done`, or below the last threshold), it is near at that
+// frame and settled at the next. The stamps go to
 // `stamps` (three rows), and `counts` (three rows of `width` frames) counts the nodes that
 // carry each frame in each: in each block's shared memory first when there are at most
 // PHASE_BINS frames. (Written straight into the host's memory, and counted by global
@@ -253,7 +254,7 @@ __global__ void phase_stamps(const D* dist, long long n, long long source, const
         if (d != inf_of<D>() && step >= 0) {
             const int at = phases + 1 + step;
             const bool final = done || d < (D)rows[(long long)(phases - 1) * P_FIELDS + P_HI];
-            out[0] = at;
+            out[0] = reached_at[i] >= 0 ? reached_at[i] : at;  // reached by the climb
             out[1] = final ? at : -1;
             out[2] = final ? at + 1 : -1;
         } else if (d != inf_of<D>()) {

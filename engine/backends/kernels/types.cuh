@@ -17,8 +17,6 @@
 // A block's published part size with this bit: some of its entries went to the global
 // frontier.
 #define SPILLED 0x80000000u
-// Clusters exist from compute capability 9.0; below it only the grid scope is compiled.
-#define CLUSTERS (__CUDA_ARCH__ >= 900)
 
 // An arc as the kernels read it, in one 16-byte load: its head, its weight, and the head's
 // (light) arc range, so that the relaxation that improves the head has everything the head's
