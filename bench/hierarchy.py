@@ -1,8 +1,10 @@
-"""A whole contraction hierarchy (issue 55, PHAST): `engine.contraction.contract` with no
-degree limit, no share and rounds enough, so that no core is left. Reports per graph the
-levels (rounds), the arcs up (the upward searches' graph) and down (the sweep's), the time to
-make it, and a check: trees from seeded sources by the search up and the sweep down
-(method ``phast``, CPU or GPU backend) against SciPy's Dijkstra.
+"""PHAST's contraction hierarchies (issue 55): for each graph, each kind PHAST searches
+(`engine.contraction.KINDS`: ``hierarchy``, its dense top kept as a small core, for one tree;
+``whole``, every node contracted, for many trees), made by `engine.contraction.contract` with
+NumPy or CuPy: its levels, core, arcs up and down and the time to make it, then a check
+against SciPy's Dijkstra from seeded sources: one tree at a time (``sssp``, method ``phast``,
+on the hierarchy) or all at once (the NumPy twin `engine.contraction.trees`, or the GPU's
+kernel, on the whole one), with the median time of a tree.
 
     python bench/hierarchy.py GRAPH... [--weights random:1] [--sources 10] [--xp numpy|cupy]
         [--backend cpu|gpu] [--out FILE.json]
@@ -24,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def measure(spec: str, *, weights: str, sources: int, xp_name: str, backend: str) -> dict:
+def measure(spec: str, *, weights: str, sources: int, xp_name: str, backend: str) -> list:
     import engine
     from engine import contraction
     from engine.studies.experiments import seeded_sources
@@ -37,30 +39,45 @@ def measure(spec: str, *, weights: str, sources: int, xp_name: str, backend: str
     if xp_name == "cupy":
         xp = engine.backends.device.cupy()
         contraction.contract(graph, xp=xp, max_rounds=1)  # CuPy's kernels compiled
-    left = []
-    start = time.perf_counter()
-    c = contraction.contract(
-        graph, xp=xp, on_round=lambda _r, n: left.append(n), **contraction.KINDS["hierarchy"]
-    )
-    seconds = time.perf_counter() - start
-    row = dict(
-        graph=graph.name, nodes=graph.n_nodes, arcs=graph.n_arcs, weights=weights,
-        made_by=xp_name, seconds=seconds, levels=c.n_rounds, core=c.n_core,
-        arcs_up=c.graph.n_arcs, arcs_down=c.n_down,
-        widest_level=int(np.diff(c.round_starts).max()) if c.n_rounds else 0,
-    )  # fmt: skip
-    print(row, file=sys.stderr, flush=True)
-    contraction._made["hierarchy"][graph] = c  # phast searches up and sweeps down this one
-    wrong, times = 0, []
-    for s in seeded_sources(graph, sources, 0):
-        t = time.perf_counter()
-        tree = engine.sssp(graph, int(s), method="phast", backend=backend)
-        times.append(time.perf_counter() - t)
-        ref = engine.sssp(graph, int(s), method="dijkstra", backend="cpu")
-        wrong += not np.array_equal(tree.distances, ref.distances)
-    row.update(sources=sources, wrong=wrong, backend=backend,
-               tree_ms_median=1000 * statistics.median(times))  # fmt: skip
-    return row
+    rows = []
+    sources_at = seeded_sources(graph, sources, 0)
+    reference = [engine.sssp(graph, int(u), method="dijkstra").distances for u in sources_at]
+    for kind in ("hierarchy", "whole"):
+        start = time.perf_counter()
+        c = contraction.contract(graph, xp=xp, **contraction.KINDS[kind])
+        seconds = time.perf_counter() - start
+        row = dict(
+            graph=graph.name, nodes=graph.n_nodes, arcs=graph.n_arcs, weights=weights,
+            kind=kind, made_by=xp_name, seconds=seconds, levels=c.n_rounds, core=c.n_core,
+            arcs_up=c.graph.n_arcs, arcs_down=c.n_down,
+            widest_level=int(np.diff(c.round_starts).max()) if c.n_rounds else 0,
+        )  # fmt: skip
+        print(row, file=sys.stderr, flush=True)
+        contraction._made[kind][graph] = c  # searched from here on, not made again
+        times, got = [], []
+        if kind == "hierarchy":
+            for u in sources_at:
+                tree = engine.sssp(graph, int(u), method="phast", backend=backend)
+                times.append(tree.elapsed_s)
+                got.append(tree.distances)
+        elif backend == "gpu":
+            from engine.backends import gpu_phast
+
+            for _ in range(3):
+                t = time.perf_counter()
+                dist, _, _ = gpu_phast.rows(graph, sources_at, None)
+                many = dist.get()
+                times.append((time.perf_counter() - t) / len(sources_at))
+            got = list(many)
+        else:
+            t = time.perf_counter()
+            got = list(contraction.trees(c, sources_at).T)
+            times.append((time.perf_counter() - t) / len(sources_at))
+        wrong = sum(not np.array_equal(a, b) for a, b in zip(got, reference, strict=True))
+        row.update(sources=sources, wrong=wrong, backend=backend,
+                   tree_ms_median=1000 * statistics.median(times))  # fmt: skip
+        rows.append(row)
+    return rows
 
 
 def main() -> None:
@@ -77,11 +94,11 @@ def main() -> None:
 
     result = dict(device=device_name(args.backend), rows=[])
     for spec in args.graphs:
-        row = measure(
+        for row in measure(
             spec, weights=args.weights, sources=args.sources, xp_name=args.xp, backend=args.backend
-        )
-        result["rows"].append(row)
-        print(result["rows"][-1], flush=True)
+        ):
+            result["rows"].append(row)
+            print(row, flush=True)
     if args.out:
         write_json(args.out, result)
 

@@ -436,12 +436,15 @@ def _assemble(graph, xp, tails, heads, weights, round_of, up, down, start) -> Co
     )
 
 
-#: The limits of each kind of contraction a method searches (`engine.methods.Method`): a
-#: *core* (``near_far_core``) or a whole *hierarchy*, every node contracted (``phast``): no
-#: degree limit, no share, rounds enough (PACE NE takes 498: decisions/0090).
+#: The limits of each kind of contraction: a *core* (``near_far_core``); a *hierarchy*, no
+#: degree limit, whose dense top, where a round contracts under 2 % of the nodes left, is
+#: kept as a small core (PHAST's one tree: PACE NE's 66 levels and 4,082 core nodes; each
+#: level is a barrier of the sweep); a *whole* hierarchy, every node contracted (PHAST's many
+#: trees, which relax a core again and again: NE's 498 levels). Decisions 0090 and 0091.
 KINDS = {
     "core": dict(max_degree=MAX_DEGREE, min_round_share=MIN_ROUND_SHARE, max_rounds=MAX_ROUNDS),
-    "hierarchy": dict(max_degree=2**31 - 1, min_round_share=0.0, max_rounds=100_000),
+    "hierarchy": dict(max_degree=2**31 - 1, min_round_share=0.02, max_rounds=100_000),
+    "whole": dict(max_degree=2**31 - 1, min_round_share=0.0, max_rounds=100_000),
 }
 
 _made: dict[str, weakref.WeakKeyDictionary] = {k: weakref.WeakKeyDictionary() for k in KINDS}
@@ -464,7 +467,7 @@ def of(
     ----------
     graph : CSRGraph
     kind : str
-        A key of `KINDS`: ``core`` or ``hierarchy``.
+        A key of `KINDS`: ``core``, ``hierarchy`` or ``whole``.
     on_round : callable, optional
         As `contract` calls it, while the contraction is made.
     xp : module

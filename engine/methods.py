@@ -130,13 +130,13 @@ METHODS: dict[str, Method] = {
         Method(
             "phast",
             "PHAST",
-            uses_delta=True,
+            uses_delta=False,
             light_heavy=False,
             iterative=True,
-            summary="Delling et al.: every node contracted into a hierarchy of levels; a "
-            "search up the hierarchy from the source, then one sweep down it, level by "
-            "level (on the GPU, many trees a pass); recorded phase by phase, then level by "
-            "level of the sweep",
+            summary="Delling et al.: nodes contracted into a hierarchy of levels (its dense top "
+            "kept as a small core); a search up the hierarchy from the source, in one band, "
+            "then one sweep down it, level by level (on the GPU, many trees a pass); recorded "
+            "phase by phase, then level by level of the sweep",
             asynchronous=True,
             contraction="hierarchy",
             batched=True,

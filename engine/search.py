@@ -259,7 +259,10 @@ def sssp(
         # Δ and its rule in the search graph's terms (its own heuristic, bounds and type)
         searched = core.graph
         rule = _validate.adaptive(delta, searched, m)
-        d = rule.start if rule is not None else _validate.delta(delta, searched)
+        if rule is not None:
+            d = rule.start
+        elif m.uses_delta:
+            d = _validate.delta(delta, searched)
         if target is not None and core.round_of[target] >= 0:
             search_target = None  # a contracted node is final only after the whole sweep
     name = _resolve_backend(backend, m, graph)

@@ -215,48 +215,6 @@ def test_the_batched_kernel_reuses_blocks_and_stamps(delta):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("cluster", [False, True])
-def test_phasts_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
-    from engine import contraction
-    from engine.backends import gpu_phast
-    from engine.backends.gpu_kernels import clusters_available
-
-    if cluster and not clusters_available():
-        pytest.skip("needs a GPU of compute capability 9.0 or later")
-    g = _awkward_graph(8)
-    sources = np.arange(0, 400, 7)  # 58: seven groups of eight trees and a short one
-    reference = _reference(g, sources)
-    dist, tree, counters = gpu_phast.rows(g, sources, None, cluster=cluster)
-    np.testing.assert_array_equal(dist.get(), reference)
-    c = gpu_phast.hierarchy(g)
-    assert c.n_core == 0 and tree is None
-    np.testing.assert_array_equal(dist.get(), contraction.trees(c, sources).T)
-    assert (counters.get() == [c.graph.n_arcs + c.n_down, c.n_rounds + 1]).all()
-    columns = np.array([5, 399, 0, 5])
-    part, _, _ = gpu_phast.rows(g, sources[:3], columns, cluster=cluster)
-    np.testing.assert_array_equal(part.get(), reference[:3][:, columns])
-    # On a contraction that leaves a core, the core's arcs are relaxed until nothing changes.
-    other = _awkward_graph(9)
-    core = contraction.contract(other)
-    assert core.n_core > 1
-    monkeypatch.setitem(contraction._made["hierarchy"], other, core)
-    dist, _, _ = gpu_phast.rows(other, sources, None, cluster=cluster)
-    np.testing.assert_array_equal(dist.get(), _reference(other, sources))
-
-
-@pytest.mark.gpu
-def test_phast_wide_distances_kept_on_the_gpu():
-    rng = np.random.default_rng(17)
-    g = random_graph(rng, 3_000, 12_000, max_weight=2**31)  # sums pass 2^32: 64-bit
-    sources = rng.choice(3_000, 20, replace=False)
-    m = many_to_many(g, sources, method="phast", backend="gpu", keep_on_gpu=True,
-                     memory_bytes=8 * 3_000 * 8)  # fmt: skip
-    assert engine.contraction.of(g, "hierarchy").graph.distance_dtype() == np.uint64
-    assert m.chunks == 3 and type(m.dist).__module__.startswith("cupy")
-    np.testing.assert_array_equal(m.dist.get(), _reference(g, sources))
-
-
-@pytest.mark.gpu
 def test_searches_stop_once_their_targets_are_final():
     g = grid_graph(80, 80, seed=1)
     sources = np.array([0, 3_200, 6_399])

@@ -122,13 +122,11 @@ def test_the_delta_help_names_the_methods_an_adaptive_delta_runs(capsys):
         main(["solve", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     named = re.search(r"chosen per phase, for ([\w, ]+)\)", text).group(1).split(", ")
-    assert named == [
-        "near_far", "near_far_async", "near_far_core", "phast", "delta_stepping", "bucketing",
-    ]  # fmt: skip
+    assert named == ["near_far", "near_far_async", "near_far_core", "delta_stepping", "bucketing"]
     g = grid_graph(6, 6, seed=2)
     for method in named:
         assert sssp(g, 0, method=method, delta="adaptive").adaptive is not None
-    for method in ("bellman_ford", "dijkstra"):
+    for method in ("bellman_ford", "phast", "dijkstra"):
         with pytest.raises(engine.ParameterError, match="no buckets to adapt"):
             sssp(g, 0, method=method, delta="adaptive")
 
@@ -288,19 +286,16 @@ def test_an_adaptive_delta_from_the_cli(tmp_path, capsys):
         "near_far",
         "near_far_async",
         "near_far_core",
-        "phast",
         "delta_stepping",
         "bucketing",
     ]
     assert all(r["identical"] for r in rows)
     a = g.auto_delta()  # near_far_async steers within [2, 3] x Davidson's Δ (engine.adaptive)
     c = contraction.of(g).graph.auto_delta()  # near_far_core too, of its core's Δ
-    h = contraction.of(g, "hierarchy").graph.auto_delta()  # phast, of its search graph's
     assert {r["method"]: r["delta_rule"] for r in rows} == {
         "near_far": summary["delta_rule"],
         "near_far_async": f"adaptive:{2 * a}-{3 * a}",
         "near_far_core": f"adaptive:{2 * c}-{3 * c}",
-        "phast": f"adaptive:{2 * h}-{3 * h}",
         "delta_stepping": summary["delta_rule"],
         "bucketing": summary["delta_rule"],
     }

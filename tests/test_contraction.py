@@ -84,15 +84,15 @@ def test_with_no_limits_nothing_is_left_a_whole_hierarchy(seed, n, density, max_
 
 @property_settings(60)
 @given(n=st.integers(1, 60), **RANDOM_GRAPH)
-def test_phasts_trees_equal_scipy_on_a_hierarchy_and_on_a_core(seed, n, density, max_weight):
+def test_phasts_trees_equal_scipy_on_every_kind_of_contraction(seed, n, density, max_weight):
     """`contraction.trees`, the NumPy twin of kernels/phast.cu: laid out by rank, every arc
     up comes from a lower level (or from the core into the core), every arc down from a
-    higher one, and each column is SciPy's tree, on a whole hierarchy and on a core (whose
-    arcs are relaxed until nothing changes)."""
+    higher one, and each column is SciPy's tree, on each kind of contraction (a core's arcs
+    relaxed until nothing changes)."""
     rng = np.random.default_rng(seed)
     g = random_graph(rng, n, int(density * n), max_weight)
     sources = rng.integers(0, n, size=5)
-    for c in (contraction.contract(g, **contraction.KINDS["hierarchy"]), contraction.contract(g)):
+    for c in (contraction.contract(g, **limits) for limits in contraction.KINDS.values()):
         lv = contraction.levels(c)
         level = np.repeat(np.arange(lv.n_levels), np.diff(lv.starts))
         tail, head = level[lv.up_tails], np.repeat(level, np.diff(lv.up_ptr))
@@ -234,8 +234,10 @@ def test_core_graph_bounds_and_heuristic():
     assert h.auto_delta() == round(engine.graphs.csr.AUTO_DELTA_C * w / d)
 
 
-@pytest.mark.parametrize("method", ["near_far_core", "phast"])
-@pytest.mark.parametrize("delta", [1, 40, "auto", "adaptive", 10**6])
+@pytest.mark.parametrize(
+    ("method", "delta"),
+    [("near_far_core", d) for d in (1, 40, "auto", "adaptive", 10**6)] + [("phast", "auto")],
+)
 def test_near_far_core_and_phast_match_dijkstra(backend, delta, method):
     g = grid_graph(50, 60, seed=8)
     for source in (0, 1234, 2999):

@@ -91,6 +91,21 @@ def test_the_fastest_methods_are_told_phase_by_phase_and_step_by_step(session):
     assert narration.events(run).tolist() == expected
 
 
+def test_phasts_captions_say_it_climbs_then_sweeps_levels(session):
+    session.configs[0].method = "phast"
+    run = session.runs[0]
+    rec = run.result.recording
+    assert "PHAST contracted the city's nodes into a hierarchy" in caption(run, 0)
+    climb = caption(run, rec.sweep_from - 1)
+    assert climb.startswith("The search up ends:") and "in one band, no threshold" in climb
+    assert climb.endswith("the least over its arcs from the levels above.")
+    steps = len(rec) - 1 - rec.sweep_from
+    assert caption(run, rec.sweep_from).startswith(
+        f"Sweep step 1 of {steps}: the "
+    ) and f"contracted in level {steps} (the top level goes first)" in caption(run, rec.sweep_from)
+    assert "up the hierarchy and through its core" in caption(run, len(rec) - 1)
+
+
 def test_bellman_ford_and_dijkstra(session):
     run = _run("bellman_ford", None)
     assert "Bellman-Ford has no threshold" in caption(run, 1)

@@ -47,6 +47,12 @@ def caption(run: Run, frame: int) -> str:
             if rec.by_phase
             else "Each step relaxes the arcs of the near nodes."
         )
+        if engine.METHODS[result.method].contraction == "hierarchy":
+            each = (
+                "PHAST contracted the city's nodes into a hierarchy of levels before "
+                "searching, its dense top kept as a small core: it searches up the hierarchy "
+                "and through the core, then one sweep down gives every other node its distance."
+            )
         return (
             "The search starts: the source is the only near node (distance 0); every other "
             f"node is unreached. {each}"
@@ -119,24 +125,24 @@ def _phase_caption(run: Run, frame: int, now, before) -> str:
     rec = result.recording
     kind = result.graph.weight_kind
     arcs = now.edges_relaxed - before.edges_relaxed
-    whole = engine.METHODS[result.method].contraction == "hierarchy"
+    phast = engine.METHODS[result.method].contraction == "hierarchy"
     if rec.sweep_from is not None and frame >= rec.sweep_from:
         steps = len(rec) - 1 - rec.sweep_from
         step = frame - rec.sweep_from
         if step == steps:
             where = (
-                "up the hierarchy and one pass down it"
-                if whole
+                "up the hierarchy and through its core, and one pass down it"
+                if phast
                 else "on the core and one pass over the rest"
             )
             return (
-                f"Done: the sweep gave every {'' if whole else 'contracted '}node its "
-                f"distance; {counted(now.settled, 'node')} settled, in "
+                f"Done: the sweep gave every contracted node its distance; "
+                f"{counted(now.settled, 'node')} settled, in "
                 f"{counted(result.counters.phases, 'phase')} {where}."
             )
         which = (
             f"level {steps - step:,} (the top level goes first)"
-            if whole
+            if phast
             else f"round {steps - step:,} (the last contracted go first)"
         )
         return (
@@ -145,7 +151,7 @@ def _phase_caption(run: Run, frame: int, now, before) -> str:
             f"over {counted(arcs, 'arc')} down: no queue and no threshold, each node read "
             "once. The nodes it found in the previous step are settled."
         )
-    if whole:
+    if phast:
         return _climb_caption(result, frame, now, arcs)
     where = "the core's" if result.method == "near_far_core" else "the"
     how = (
@@ -187,23 +193,18 @@ def _phase_caption(run: Run, frame: int, now, before) -> str:
 
 
 def _climb_caption(result, frame: int, now, arcs: int) -> str:
-    """A phase of PHAST's search up its hierarchy (every node contracted)."""
-    if frame == 0:
-        return (
-            "PHAST contracted every node into a hierarchy of levels before searching. It "
-            "searches from the source up the hierarchy only, then one sweep down it gives "
-            "every node its distance."
-        )
+    """PHAST's search up its hierarchy (and through the small core on top), in one band."""
     parts = [
-        f"Phase {frame:,} of the search up the hierarchy ends: "
-        f"{counted(now.frontier, 'node')} relaxed their arcs up ({counted(arcs, 'arc')}); "
-        f"{counted(now.reached, 'node')} reached so far, each a climb from the source whose "
-        "distance may still fall in the sweep."
+        f"The search up ends: {counted(now.frontier, 'node')} relaxed their arcs up "
+        f"({counted(arcs, 'arc')}) in one band, no threshold; "
+        f"{counted(result.graph.n_nodes - now.unreached, 'node')} reached, the core's final, "
+        "each climbed node's "
+        "an upper bound the sweep may still lower."
     ]
     if frame == result.recording.sweep_from - 1:
         parts.append(
-            "The search up is done: the sweep now takes the levels from the top down, each "
-            "node's distance the least over its arcs from the level above."
+            "The sweep now takes the levels from the top down, each node's distance the "
+            "least over its arcs from the levels above."
         )
     return " ".join(parts)
 

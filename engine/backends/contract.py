@@ -100,10 +100,9 @@ RING_CAPACITY = 8192
 ASYNC_BLOCK, ASYNC_WIDE_BLOCK = 512, 1024
 #: The most asynchronous blocks, one a multiprocessor.
 ASYNC_MAX_BLOCKS = 1024
-#: PHAST's many trees (kernels/phast.cu): trees side by side in a row of its table (one
-#: 32-byte sector of 32-bit distances a node), threads of a block, and blocks of a cluster
-#: that share one group of trees.
-PHAST_GROUP, PHAST_BLOCK, PHAST_CLUSTER = 8, 512, 4
+#: PHAST's many trees (kernels/phast.cu): threads of a block, and the columns of a tile of
+#: its int64 matrix (kernel ``phast_widen``).
+PHAST_BLOCK, PHAST_TILE = 512, 128
 
 #: Bytes of an arc in the kernels' arc table (``Arc``: head, weight, head's arc range).
 ARC_BYTES = 16
@@ -223,9 +222,8 @@ def header() -> str:
         "RCAP": RING_CAPACITY,
         "ASYNC_THREADS": ASYNC_WIDE_BLOCK,
         "ASYNC_MAX_BLOCKS": ASYNC_MAX_BLOCKS,
-        "PHAST_GROUP": PHAST_GROUP,
         "PHAST_THREADS": PHAST_BLOCK,
-        "PHAST_CLUSTER": PHAST_CLUSTER,
+        "PHAST_TILE": PHAST_TILE,
         "ARC_BYTES": ARC_BYTES,
         "ENTRY_BYTES": ENTRY.itemsize,
         "RING_ENTRY_BYTES": RING_ENTRY_BYTES,

@@ -190,8 +190,8 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
         required += _held_bytes(_async_blocks(), HELD_CAPACITY)
         if spec.recording is not None:  # a row a phase, each node's sweep step
             required += 8 * len(PHASE_FIELDS) * (graph.n_nodes + 1) + 4 * graph.n_nodes
-    if spec.contraction is not None:
-        required += spec.contraction.n_down * 8 + spec.contraction.order.size * 12
+    if spec.contraction is not None:  # the sweep's arcs (and each node's own) and chunks
+        required += (spec.contraction.n_down + spec.contraction.order.size) * 20
     device_graph(graph, required)
     _uploads[graph].arcs(graph, spec.split if spec.light_heavy else None)
     if spec.contraction is not None:
@@ -202,16 +202,25 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
 
 
 def _device_sweep(c: Contraction) -> tuple:
-    """Kernel ``sweep_down``'s arguments for the contraction ``c`` (uploaded once)."""
+    """Kernel ``sweep_down``'s arguments for the contraction ``c`` (uploaded once): its
+    levels' chunks of arcs down (`gpu_phast.chunks`), heads and tails as nodes."""
     if c not in _sweeps:
+        from engine.backends.gpu_phast import chunks
+
         cp = _backend.cupy()
+        lv = contraction.levels(c)
+        levels, firsts, heads, tails, weights = chunks(
+            lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts
+        )
+        node = np.empty(lv.rank.size, dtype=np.int32)
+        node[lv.rank] = np.arange(lv.rank.size, dtype=np.int32)
         _sweeps[c] = (
-            cp.asarray(c.order),
-            cp.asarray(c.round_starts),
-            np.int32(c.n_rounds),
-            cp.asarray(c.down_indptr),
-            cp.asarray(c.down_tails),
-            cp.asarray(c.down_weights),
+            cp.asarray(levels),
+            np.int32(lv.n_levels),
+            cp.asarray(firsts),
+            cp.asarray(node[heads]),
+            cp.asarray(node[tails]),
+            cp.asarray(weights),
         )
     return _sweeps[c]
 
@@ -306,7 +315,8 @@ def run(
         stamps = recorder.end(relax_log, width, if_done=if_done) if taking else None
         if spec.contraction is not None:
             sweep = (*_device_sweep(spec.contraction), ctl_dev, np.int32(if_done))
-            launch_elementwise("sweep_down", dtype, spec.contraction.order.size, (dist, *sweep))
+            arcs = spec.contraction.n_down + spec.contraction.order.size  # with their own
+            launch_elementwise("sweep_down", dtype, arcs, (dist, *sweep))
         finish_search(dist, dtype, 0 if streamed else out_at, ctl_dev, if_done, stamps)
 
     scalar = dtype.type

@@ -1,11 +1,13 @@
 """Launcher of PHAST's many-trees kernel (engine/backends/kernels/phast.cu) through CuPy.
 
 A launch makes the trees of a chunk of sources on the graph's whole contraction hierarchy
-(`engine.contraction.of` of kind ``hierarchy``, laid out by `engine.contraction.levels` and
-uploaded once): a group of `PHAST_GROUP` trees a cluster of blocks (a block on GPUs
-without clusters), each group in its own table of a row a node, from the bottom level up,
-then from the top down. Kernel ``phast_widen`` then writes the matrix `many_to_many` keeps:
-a row a source, ``int64``, in node order. Its NumPy twin is `engine.contraction.trees`.
+(`engine.contraction.of` of kind ``whole``, laid out by `engine.contraction.levels`,
+its arcs up by tail (`pushes`) and its arcs down in `chunks`, uploaded once): a group of
+`GROUP` trees (a warp's lanes) a cluster of blocks (a block on GPUs without clusters), each
+group in its own table of a row a node; the search up from the bottom level up, pushing from
+the nodes the sources reach only, then the sweep from the top level down. Kernel
+``phast_widen`` then writes the matrix `many_to_many` keeps: a row a source, ``int64``, in
+node order. Its NumPy twin is `engine.contraction.trees`.
 
 The same calls as `engine.backends.gpu_many` (`store_of`, `row_bytes`, `rows`), so that
 `engine.studies.batch` runs either kernel.
@@ -20,12 +22,19 @@ import numpy as np
 
 from engine import contraction
 from engine.backends import device as _backend
-from engine.backends.contract import PHAST_BLOCK, PHAST_CLUSTER, PHAST_GROUP
+from engine.backends.contract import PHAST_BLOCK, PHAST_TILE
 from engine.backends.gpu_kernels import clusters_available
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 
 KERNEL_FILE = "phast.cu"
-#: The one row store: 32- or 64-bit distances as the hierarchy's bound needs.
+#: Trees a group: a warp's lanes (the kernel's PHAST_TREES).
+GROUP = 32
+#: Arcs a chunk takes at least where a node's do not fill it (a warp's lanes).
+CHUNK = 32
+#: Blocks of a cluster that shares a group: of 0 (a block), 2, 4, 8 and 16, 4 made the most
+#: trees a second on PACE NY and NE (1,000 sources, H200: decisions/0091).
+CLUSTER = 4
+#: The row store: 32- or 64-bit distances as the hierarchy's bound needs.
 STORE = "phast"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "u64"}
 
@@ -33,17 +42,26 @@ _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @functools.cache
-def _function(name: str, dtype: np.dtype):
-    kinds = ["phast_many", "phast_widen"] + (["phast_many_cluster"] if clusters_available() else [])
-    names = tuple(f"{k}<{t}>" for k in kinds for t in _TYPES.values())
-    module = _backend.kernel_module(KERNEL_FILE, names, cooperative=False)
-    return module.get_function(f"{name}<{_TYPES[np.dtype(dtype)]}>")
+def _function(name: str, dtype: np.dtype, cluster: int = 0):
+    """Kernel ``name`` for distances of ``dtype`` (and, for ``phast_many_cluster``, clusters
+    of ``cluster`` blocks), compiled once."""
+    args = [_TYPES[np.dtype(dtype)]] + ([str(cluster)] if cluster else [])
+    full = f"{name}<{', '.join(args)}>"
+    module = _backend.kernel_module(KERNEL_FILE, (full,), cooperative=False)
+    kernel = module.get_function(full)
+    if cluster > 8:
+        _backend.allow_large_clusters(kernel)
+    return kernel
+
+
+#: The contraction the kernel sweeps (`engine.contraction.KINDS`): every node contracted.
+KIND = "whole"
 
 
 def hierarchy(graph: CSRGraph) -> contraction.Contraction:
-    """``graph``'s whole contraction hierarchy, made once (on the GPU where it has the
-    memory) and kept in the cache folder for large graphs."""
-    return contraction.of(graph, "hierarchy", xp=_backend.contraction_module(graph))
+    """``graph``'s whole contraction hierarchy (`KIND`), made once (on the GPU where it has
+    the memory) and kept in the cache folder for large graphs."""
+    return contraction.of(graph, KIND, xp=_backend.contraction_module(graph))
 
 
 def store_of(graph: CSRGraph, parents: bool) -> str | None:
@@ -52,23 +70,68 @@ def store_of(graph: CSRGraph, parents: bool) -> str | None:
 
 
 def row_bytes(graph: CSRGraph, n_columns: int | None, store: str) -> int:
-    """Device bytes of one source's results: its row of a table (64-bit at most) and its
-    ``int64`` distances."""
+    """Device bytes of one source's results: its row of a table (64-bit at most), its share
+    of its group's marks and lists, and its ``int64`` distances."""
     width = graph.n_nodes if n_columns is None else n_columns
-    return 8 * graph.n_nodes + 8 * width
+    return 8 * graph.n_nodes + 8 * graph.n_nodes // GROUP + 8 * width
+
+
+def chunks(ptr, tails, weights, starts) -> tuple[np.ndarray, ...]:
+    """The arcs into each rank (``ptr``, ``tails``, ``weights``, as `contraction.Levels`
+    has them; levels ``starts``) as the kernel reads them: each node with arcs gets an arc
+    from itself of weight 0 first, and a level's arcs are cut into *chunks*, each the nodes
+    whose first arc falls in one window of `CHUNK` arcs from the level's first (a node's
+    arcs are never split).
+
+    Returns (``levels``: each level's first chunk, and one more; ``firsts``: each chunk's
+    first arc, and one more; the arcs' ``heads``, ``tails`` and ``weights``).
+    """
+    n = ptr.size - 1
+    degree = np.diff(ptr)
+    has = degree > 0
+    at = np.zeros(n + 1, dtype=np.int64)  # each node's first arc, its own
+    np.cumsum(degree + has, out=at[1:])
+    total = int(at[-1])
+    own = np.zeros(total, dtype=bool)
+    own[at[:-1][has]] = True
+    out_tails = np.empty(total, dtype=np.int32)
+    out_weights = np.empty(total, dtype=np.uint32)
+    out_tails[own], out_weights[own] = np.flatnonzero(has), 0
+    out_tails[~own], out_weights[~own] = tails, weights
+    heads = np.repeat(np.arange(n, dtype=np.int32), degree + has)
+    level = np.repeat(np.arange(starts.size - 1), np.diff(starts))
+    window = (at[:-1] - at[starts[:-1]][level]) // CHUNK
+    nodes = np.flatnonzero(has)
+    level, window = level[nodes], window[nodes]
+    new = np.ones(nodes.size, dtype=bool)
+    new[1:] = (level[1:] != level[:-1]) | (window[1:] != window[:-1])
+    firsts = np.append(at[nodes[new]], total)
+    levels = np.searchsorted(firsts[:-1], at[starts]).astype(np.int64)
+    return levels, firsts, heads, out_tails, out_weights
+
+
+def pushes(lv: contraction.Levels) -> tuple[np.ndarray, ...]:
+    """What the search up reads: each rank's level (``int32``) and its arcs up by tail
+    (``out_ptr``, ``out_heads`` as ranks, ``out_weights``)."""
+    n = lv.rank.size
+    level_of = np.repeat(np.arange(lv.n_levels, dtype=np.int32), np.diff(lv.starts))
+    heads = np.repeat(np.arange(n, dtype=np.int32), np.diff(lv.up_ptr))
+    by_tail = np.argsort(lv.up_tails, kind="stable")
+    out_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lv.up_tails, minlength=n), out=out_ptr[1:])
+    return level_of, out_ptr, heads[by_tail], lv.up_weights[by_tail]
 
 
 def _device(c: contraction.Contraction) -> tuple:
-    """The hierarchy's `Levels` on the device (uploaded once), and its numbers of levels and
-    arcs."""
+    """The hierarchy's ranks, levels, arcs up by tail (`pushes`) and chunks (`chunks`: the
+    core's arcs in, the arcs down) on the device (uploaded once), its number of levels and
+    its arcs up and down."""
     if c not in _uploads:
         cp = _backend.cupy()
         lv = contraction.levels(c)
-        arrays = tuple(
-            cp.asarray(a)
-            for a in (lv.rank, lv.starts, lv.up_ptr, lv.up_tails, lv.up_weights,
-                      lv.down_ptr, lv.down_tails, lv.down_weights)
-        )  # fmt: skip
+        up = chunks(lv.up_ptr, lv.up_tails, lv.up_weights, lv.starts)
+        down = chunks(lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts)
+        arrays = tuple(cp.asarray(a) for a in (lv.rank, lv.starts, *pushes(lv), *up, *down))
         _uploads[c] = (arrays, lv.n_levels, int(lv.up_tails.size + lv.down_tails.size))
     return _uploads[c]
 
@@ -81,15 +144,15 @@ def rows(
     delta: int | None = None,
     parents: bool = False,
     into=None,
-    cluster: bool | None = None,
+    cluster: int | None = None,
 ):
     """The trees from ``sources``: distances to ``columns`` (all nodes when None) as
     ``int64`` (`UNREACHABLE` where unreached), on the device and without waiting.
 
     ``into``, a CuPy ``int64`` array of the result's shape, receives the distances directly.
-    ``cluster`` runs a group of trees a cluster of blocks (default: where the GPU has
-    clusters and the groups are fewer than twice its multiprocessors). ``delta`` is not
-    used (PHAST has no bands); ``parents`` is refused (`store_of`).
+    ``cluster`` blocks share a group of `GROUP` trees (0: one block; default `CLUSTER` where
+    the GPU has clusters, else 0).
+    ``delta`` is not used (PHAST has no bands); ``parents`` is refused (`store_of`).
 
     Returns CuPy arrays (distances, None, counters): the counters are each source's arcs
     relaxed (every arc up and down) and levels passed (sources × 2).
@@ -99,28 +162,29 @@ def rows(
         raise ValueError(msg)
     cp = _backend.cupy()
     c = hierarchy(graph)
-    (rank, starts, *arcs), n_levels, n_arcs = _device(c)
+    (rank, *arrays), n_levels, n_arcs = _device(c)
     dtype = np.dtype(c.graph.distance_dtype())
     n, m = graph.n_nodes, len(sources)
-    groups = -(-m // PHAST_GROUP)
+    groups = -(-m // GROUP)
     if cluster is None:
-        cluster = clusters_available() and groups < 2 * _backend.multiprocessor_count()
-    tables = cp.empty(groups * n * PHAST_GROUP, dtype=dtype)
+        cluster = CLUSTER if clusters_available() else 0
+    tables = cp.empty(groups * n * GROUP, dtype=dtype)
+    marks = cp.zeros(groups * n, dtype=np.int32)
+    lists = cp.empty(groups * n, dtype=np.int32)
+    counts = cp.zeros(groups * n_levels, dtype=np.uint32)
     changed = cp.zeros(max(groups, 1), dtype=np.int32)
     ranked = rank[cp.asarray(np.asarray(sources, dtype=np.int64))]
     if groups:
         name = "phast_many_cluster" if cluster else "phast_many"
-        _function(name, dtype)(
-            (groups * (PHAST_CLUSTER if cluster else 1),),
-            (PHAST_BLOCK,),
-            (np.int64(n), np.int32(n_levels), starts, *arcs, ranked, np.int64(m), tables, changed),
-        )
+        args = (np.int64(n), np.int32(n_levels), *arrays, ranked, np.int64(m), tables, marks,
+                lists, counts, changed)  # fmt: skip
+        _function(name, dtype, cluster)((groups * max(cluster, 1),), (PHAST_BLOCK,), args)
     width = n if columns is None else len(columns)
     direct = into is not None and into.shape == (m, width)
     dist = into if direct else cp.empty((m, width), dtype=np.int64)
     picked = 0 if columns is None else cp.asarray(np.asarray(columns, dtype=np.int64))
-    size = groups * width
-    grid = max(min(-(-size // 256), _backend.multiprocessor_count() * 8), 1)
+    tiles = groups * -(-width // PHAST_TILE)
+    grid = max(min(tiles, _backend.multiprocessor_count() * 8), 1)
     _function("phast_widen", dtype)(
         (grid,), (256,),
         (tables, np.int64(n), np.int64(m), rank, picked, np.int64(width),

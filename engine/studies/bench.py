@@ -220,7 +220,7 @@ def benchmark_batch(
     took to make, or to read from the cache folder (``made_s``, ``made_from_cache``), which no
     tree's time includes.
     """
-    from engine.studies.batch import default_workers, many_to_many
+    from engine.studies.batch import default_workers, many_to_many, searched_kind
 
     say = progress or (lambda _line: None)
     starts = np.sort(seeded_sources(graph, queries, seed))
@@ -232,7 +232,7 @@ def benchmark_batch(
     for method in methods:
         options = dict(method=method, backend=backend, delta=delta, batch_size=batch_size)
         say(f"{graph.name}: {method}, {repeats} × {len(starts):,} trees")
-        kind = METHODS[method].contraction
+        kind = searched_kind(graph, method, backend)
         made = contraction.of(graph, kind, xp=_backend.contraction_module(graph)) if kind else None
         warm = many_to_many(graph, starts[:8], **options)
         batched = warm.backend == "gpu" and METHODS[warm.method].batched
@@ -247,10 +247,11 @@ def benchmark_batch(
                 on_gpu = many_to_many(graph, starts, keep_on_gpu=True, **options)
                 kept.append(on_gpu.trees_per_s)  # its counters came back: the GPU is done
                 del on_gpu
+        step = _validate.delta(delta, graph) if METHODS[method].uses_delta else None
         rows.append({
             "graph": graph.name, "nodes": graph.n_nodes, "arcs": graph.n_arcs,
             "weights": graph.weight_kind, "method": method, "backend": warm.backend,
-            "device": _backend.device_name(warm.backend), "delta": _validate.delta(delta, graph),
+            "device": _backend.device_name(warm.backend), "delta": step,
             "batch_size": batch_size, "queries": len(starts), "seed": seed, "repeats": repeats,
             "trees_per_s": _median(rates),
             "trees_per_s_kept_on_gpu": _median(kept) if kept else None,

@@ -100,9 +100,8 @@ enum {
 #define RCAP 8192
 #define ASYNC_THREADS 1024
 #define ASYNC_MAX_BLOCKS 1024
-#define PHAST_GROUP 8
 #define PHAST_THREADS 512
-#define PHAST_CLUSTER 4
+#define PHAST_TILE 128
 #define ARC_BYTES 16
 #define ENTRY_BYTES 12
 #define RING_ENTRY_BYTES 16

@@ -288,28 +288,65 @@ __global__ void phase_stamps(const D* dist, long long n, long long source, const
     }
 }
 
-// Method near_far_core (engine/contraction.py): after the search of a contraction's search
-// graph, each contracted node takes the least d(a) + w over its arcs down, in the order of
-// `order` (last round contracted first), rounds `round_starts[r]..[r+1]` apart by a grid
-// barrier. Queued like finish_search: with `if_done`, nothing until the control block says
-// the search finished. A sum never wraps: CoreGraph.candidate_bound picks D for it.
+// Methods near_far_core and phast (engine/contraction.py): after the search of a
+// contraction's search graph, each contracted node takes the least d(a) + w over its arcs
+// down, level by level (the last round contracted first), a grid barrier apart. A level's
+// arcs are cut into chunks (engine/backends/gpu_phast.py chunks: about 32, never splitting a
+// node's, each node's first arc from itself of weight 0): a warp reads a chunk's arcs 32 at
+// a time, one lane an arc, gathers their tails' distances at once, and takes each node's
+// least by a segmented minimum across its lanes (a node's arcs are side by side), so that a
+// node of many arcs costs a few round trips, not one an arc. Level l is the chunks
+// levels[l]..levels[l + 1] (level 0, a core, has none). Queued like finish_search: with
+// `if_done`, nothing until the control block says the search finished. A sum never wraps:
+// CoreGraph.candidate_bound picks D for it.
 template <typename D>
-__global__ void sweep_down(D* dist, const int* order, const long long* round_starts,
-                           int rounds, const long long* down_ptr, const int* down_tails,
-                           const unsigned* down_weights, const u64* ctl, int if_done) {
+__global__ void sweep_down(D* dist, const long long* levels, int n_levels,
+                           const long long* firsts, const int* heads, const int* tails,
+                           const unsigned* weights, const u64* ctl, int if_done) {
     if (if_done && !vload(&ctl[C_DONE])) return;
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    for (int r = 0; r < rounds; ++r) {
-        if (r) cg::this_grid().sync();
-        for (long long i = round_starts[r] + first; i < round_starts[r + 1]; i += stride) {
-            D best = inf_of<D>();
-            for (long long k = down_ptr[i]; k < down_ptr[i + 1]; ++k) {
-                const D d = __ldcg(&dist[down_tails[k]]);  // written in an earlier round
-                if (d != inf_of<D>()) best = min(best, (D)(d + (D)down_weights[k]));
+    const unsigned ALL = 0xffffffffu;
+    const int lane = threadIdx.x % 32;
+    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32;
+    const long long warps = (long long)gridDim.x * blockDim.x / 32;
+    for (int l = 1; l < n_levels; ++l) {
+        if (l > 1) cg::this_grid().sync();
+        for (long long c = levels[l] + warp; c < levels[l + 1]; c += warps) {
+            const long long a1 = firsts[c + 1];
+            int carry_head = -1;  // a node whose arcs go on past these 32
+            D carry = inf_of<D>();
+            for (long long s = firsts[c]; s < a1; s += 32) {
+                const int len = (int)min(32LL, a1 - s);
+                int h = -1;
+                D v = inf_of<D>();
+                if (lane < len) {
+                    h = heads[s + lane];
+                    const D d = __ldcg(&dist[tails[s + lane]]);  // an earlier level's (or its own)
+                    if (d != inf_of<D>()) v = (D)(d + (D)weights[s + lane]);
+                }
+                if (carry_head >= 0 && __shfl_sync(ALL, h, 0) != carry_head) {
+                    if (lane == 0) dist[carry_head] = carry;  // it ended with the last 32
+                } else if (h == carry_head) {
+                    v = min(v, carry);
+                }
+                // The least of each run of equal heads, into the run's first lane.
+#pragma unroll
+                for (int off = 1; off < 32; off *= 2) {
+                    const D other = __shfl_down_sync(ALL, v, off);
+                    const int other_head = __shfl_down_sync(ALL, h, off);
+                    if (lane + off < len && other_head == h) v = min(v, other);
+                }
+                const int before = __shfl_up_sync(ALL, h, 1);
+                const bool first = lane < len && (lane == 0 || before != h);
+                const int last_head = __shfl_sync(ALL, h, len - 1);
+                const bool goes_on = s + 32 < a1 && h == last_head;
+                if (first && !goes_on) dist[h] = v;
+                carry_head = -1;
+                if (s + 32 < a1) {  // the last run's least, for the next 32 arcs
+                    const int leader = __ffs(__ballot_sync(ALL, first && h == last_head)) - 1;
+                    carry = __shfl_sync(ALL, v, leader);
+                    carry_head = last_head;
+                }
             }
-            const int x = order[i];
-            if (best < dist[x]) dist[x] = best;
         }
     }
 }

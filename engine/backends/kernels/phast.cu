@@ -1,25 +1,33 @@
 // PHAST's many trees (Delling et al., IPDPS 2011; engine/backends/gpu_phast.py): on a whole
-// contraction hierarchy (engine/contraction.py, every node contracted), each tree is the
-// least, over the levels from the bottom up, of the arcs up into each node (the search up
-// from the source, as a pass over every level: a node's arcs up come from lower levels
-// only), then, from the top down, of the arcs down into it (the sweep). Nodes are numbered
-// by rank: the top level first (a core left by the contraction, if any: relaxed until
-// nothing changes, as Bellman-Ford), then each level of the sweep, so that a level's nodes
-// and their arcs lie side by side.
+// contraction hierarchy (engine/contraction.py, every node contracted), each tree is a search
+// up the hierarchy from its source, then a sweep down it, the top level first, giving each
+// node the least d(a) + w over its arcs down. Nodes are numbered by rank: the top level first
+// (a core left by the contraction, if any: relaxed until nothing changes, as Bellman-Ford),
+// then each level of the sweep, so that a level's nodes and their arcs lie side by side.
 //
-// A group of PHAST_GROUP trees has its own table, a row of PHAST_GROUP distances a node (one
-// 32-byte sector of 32-bit distances): each arc read serves the whole group, and each
-// distance gathered from a level above is one sector. A group is one cluster of blocks
-// (PHAST_CLUSTER on GPUs with clusters, else one block): the levels follow each other at
-// the cluster's barrier, never the grid's, so that groups never wait for each other.
+// A group of 32 trees has its own table, a row of 32 distances a node, and is one cluster of
+// C blocks (one block on GPUs without clusters): the levels follow each other at the
+// cluster's barrier, never the grid's, so that groups never wait for each other. A warp's
+// lanes are the group's 32 trees.
+//
+// The search up visits only what the group's sources reach: level by level from the bottom,
+// each node reached pushes its row along its arcs up (an atomic minimum a lane) and lists
+// each head it reaches first under the head's level. The sweep reads every level: a warp
+// takes a *chunk* of a level's arcs at a time (about 32, never splitting a node's; the
+// launcher makes them), one coalesced read of their tails, heads and weights, then the
+// tails' rows gathered eight at a time (a row is one 128-byte line of 32-bit distances), so
+// that a warp waits on a few round trips a chunk rather than three a node. Each node with
+// arcs has an arc from itself of weight 0 first: its own row comes in with the others.
 
 #include <cooperative_groups.h>
 #include "common.cuh"
 #include "contract.cuh"
 namespace cg = cooperative_groups;
 
-// The arcs of a node read together: their gathers are in flight at once.
-#define PHAST_UNROLL 4
+// Trees of a group: a warp's lanes.
+#define PHAST_TREES 32
+// Gathers in flight a warp.
+#define PHAST_GATHER 8
 
 struct BlockSync {
     static __device__ __forceinline__ void sync() { __syncthreads(); }
@@ -29,87 +37,172 @@ struct BlockSync {
 };
 
 #if CLUSTERS
+template <int C>
 struct ClusterSync {
     static __device__ __forceinline__ void sync() { cg::this_cluster().sync(); }
     static __device__ __forceinline__ unsigned rank() { return cg::this_cluster().block_rank(); }
-    static __device__ __forceinline__ unsigned size() { return PHAST_CLUSTER; }
-    static __device__ __forceinline__ unsigned group() { return blockIdx.x / PHAST_CLUSTER; }
+    static __device__ __forceinline__ unsigned size() { return C; }
+    static __device__ __forceinline__ unsigned group() { return blockIdx.x / C; }
 };
 #endif
 
-// Lower each row of ranks [lo, hi) of `table` to the least d(u) + w over its arcs
-// `ptr`/`tails`/`weights` (tails as ranks); true where a row's distance fell.
+// The chunks c0..c1 (`chunks`: each chunk's first arc, and one more): each head's row
+// becomes the least d(tail) + w over its arcs, its own row (the arc from itself) among them;
+// true where a distance fell.
 template <typename D>
-__device__ __forceinline__ bool phast_level(D* table, long long lo, long long hi,
-                                            const long long* __restrict__ ptr,
-                                            const int* __restrict__ tails,
-                                            const unsigned* __restrict__ weights,
-                                            long long slot, long long slots, int lane) {
+__device__ __forceinline__ bool phast_chunks(D* table, long long c0, long long c1,
+                                             const long long* __restrict__ chunks,
+                                             const int* __restrict__ heads,
+                                             const int* __restrict__ tails,
+                                             const unsigned* __restrict__ weights,
+                                             long long warp, long long warps, int lane) {
     const D INF = inf_of<D>();
+    const unsigned ALL = 0xffffffffu;
     bool fell = false;
-    for (long long v = lo + slot; v < hi; v += slots) {
-        D* at = table + v * PHAST_GROUP + lane;
-        const D was = __ldcg(at);
-        D best = was;
-        const long long a = __ldg(&ptr[v]), b = __ldg(&ptr[v + 1]);
-        for (long long k = a; k < b; k += PHAST_UNROLL) {
-            D d[PHAST_UNROLL];
-            unsigned w[PHAST_UNROLL];
+    for (long long c = c0 + warp; c < c1; c += warps) {
+        const long long a0 = __ldg(&chunks[c]), a1 = __ldg(&chunks[c + 1]);
+        int head = -1;
+        D best = INF, was = INF;
+        for (long long s = a0; s < a1; s += 32) {
+            const int len = (int)min(32LL, a1 - s);
+            int t = 0, h = -1;
+            unsigned w = 0;
+            if (lane < len) {
+                t = __ldg(&tails[s + lane]);
+                h = __ldg(&heads[s + lane]);
+                w = __ldg(&weights[s + lane]);
+            }
+            for (int j0 = 0; j0 < len; j0 += PHAST_GATHER) {
+                D d[PHAST_GATHER];
+                int hj[PHAST_GATHER];
+                unsigned wj[PHAST_GATHER];
 #pragma unroll
-            for (int j = 0; j < PHAST_UNROLL; ++j) {
-                d[j] = INF;
-                if (k + j < b) {
-                    w[j] = __ldg(&weights[k + j]);
-                    d[j] = __ldcg(&table[(long long)__ldg(&tails[k + j]) * PHAST_GROUP + lane]);
+                for (int j = 0; j < PHAST_GATHER; ++j) {
+                    const int at = (j0 + j) & 31;
+                    const int tj = __shfl_sync(ALL, t, at);
+                    hj[j] = __shfl_sync(ALL, h, at);
+                    wj[j] = __shfl_sync(ALL, w, at);
+                    d[j] = j0 + j < len ? __ldcg(&table[(long long)tj * PHAST_TREES + lane]) : INF;
+                }
+#pragma unroll
+                for (int j = 0; j < PHAST_GATHER; ++j) {
+                    if (j0 + j >= len) break;
+                    if (hj[j] != head) {  // a node's first arc: from itself, weight 0
+                        if (best < was) {
+                            __stcg(&table[(long long)head * PHAST_TREES + lane], best);
+                            fell = true;
+                        }
+                        head = hj[j];
+                        best = was = d[j];
+                        continue;
+                    }
+                    if (d[j] != INF) best = min(best, (D)(d[j] + (D)wj[j]));
                 }
             }
-#pragma unroll
-            for (int j = 0; j < PHAST_UNROLL; ++j)
-                if (d[j] != INF) best = min(best, (D)(d[j] + (D)w[j]));
         }
-        if (best < was) {
-            __stcg(at, best);
+        if (head >= 0 && best < was) {
+            __stcg(&table[(long long)head * PHAST_TREES + lane], best);
             fell = true;
         }
     }
     return fell;
 }
 
-// The trees of the sources `sources` (ranks; a group of PHAST_GROUP a cluster, the last one
-// maybe short) into `tables` (a table of n rows of PHAST_GROUP a group). `starts`: the
-// levels' first ranks (level 0, ranks [0, core), the core, maybe empty; `levels` + 1 of
-// them). `up_*`: the arcs up into each rank, grouped by head; `down_*`: the arcs down into
-// each rank (none into the core). `changed`: a word a group, for the core's rounds.
-template <typename D, typename S>
-__device__ void phast_trees(long long n, int levels, const long long* __restrict__ starts,
-                            const long long* __restrict__ up_ptr, const int* __restrict__ up_tails,
-                            const unsigned* __restrict__ up_weights,
-                            const long long* __restrict__ down_ptr,
-                            const int* __restrict__ down_tails,
-                            const unsigned* __restrict__ down_weights,
-                            const long long* __restrict__ sources, long long n_sources, D* tables,
-                            int* changed) {
-    const unsigned group = S::group();
-    const int lane = threadIdx.x % PHAST_GROUP;
-    const long long slot = ((long long)S::rank() * blockDim.x + threadIdx.x) / PHAST_GROUP;
-    const long long slots = (long long)S::size() * blockDim.x / PHAST_GROUP;
-    D* table = tables + (long long)group * n * PHAST_GROUP;
+#define PHAST_PARAMS                                                                            \
+    long long n, int levels, const long long *starts, const int *level_of,                    \
+        const long long *out_ptr, const int *out_heads, const unsigned *out_weights,            \
+        const long long *up_levels, const long long *up_chunks, const int *up_heads,            \
+        const int *up_tails, const unsigned *up_weights, const long long *down_levels,          \
+        const long long *down_chunks, const int *down_heads, const int *down_tails,             \
+        const unsigned *down_weights, const long long *sources, long long n_sources, D *tables, \
+        int *marks, int *lists, unsigned *counts, int *changed
+#define PHAST_ARGS                                                                              \
+    n, levels, starts, level_of, out_ptr, out_heads, out_weights, up_levels, up_chunks,         \
+        up_heads, up_tails, up_weights, down_levels, down_chunks, down_heads, down_tails,       \
+        down_weights, sources, n_sources, tables, marks, lists, counts, changed
+
+// The search up from the `count` nodes of `list`: each pushes its row along its arcs up
+// (`out_*`, by tail) and lists each head it reaches first (`marks`) under the head's level
+// (`level_of`: at lists + starts[level], `counts[level]` so far).
+template <typename D>
+__device__ __forceinline__ void phast_push(D* table, const int* list, long long count,
+                                           const long long* __restrict__ out_ptr,
+                                           const int* __restrict__ out_heads,
+                                           const unsigned* __restrict__ out_weights,
+                                           const int* __restrict__ level_of,
+                                           const long long* __restrict__ starts, int* marks,
+                                           int* lists, unsigned* counts, long long warp,
+                                           long long warps, int lane) {
     const D INF = inf_of<D>();
-    for (long long i = slot * PHAST_GROUP + lane; i < n * PHAST_GROUP; i += slots * PHAST_GROUP)
-        table[i] = INF;
+    const unsigned ALL = 0xffffffffu;
+    for (long long i = warp; i < count; i += warps) {
+        const int u = __ldcg(&list[i]);
+        const D d = __ldcg(&table[(long long)u * PHAST_TREES + lane]);
+        const long long a = __ldg(&out_ptr[u]), b = __ldg(&out_ptr[u + 1]);
+        for (long long s = a; s < b; s += 32) {
+            const int len = (int)min(32LL, b - s);
+            int v = 0;
+            unsigned w = 0;
+            if (lane < len) {
+                v = __ldg(&out_heads[s + lane]);
+                w = __ldg(&out_weights[s + lane]);
+                if (atomicExch(&marks[v], 1) == 0) {
+                    const int l = __ldg(&level_of[v]);
+                    lists[__ldg(&starts[l]) + atomicAdd(&counts[l], 1u)] = v;
+                }
+            }
+            for (int j = 0; j < len; ++j) {
+                const int vj = __shfl_sync(ALL, v, j);
+                const unsigned wj = __shfl_sync(ALL, w, j);
+                if (d != INF) atomicMin(&table[(long long)vj * PHAST_TREES + lane], (D)(d + (D)wj));
+            }
+        }
+    }
+}
+
+// The trees of the sources `sources` (ranks; 32 a group, the last group maybe short) into
+// `tables` (a table of n rows of 32 a group). Level l is ranks starts[l]..starts[l + 1]
+// (level 0 the core, maybe empty; `levels` of them; `level_of` each rank's). The search up
+// pushes along `out_*` (the arcs up by tail) with a group's `marks`, `lists` and `counts`
+// (n, n and `levels` words a group, zero); the core's arcs in are the chunks
+// up_levels[0]..[1] of `up_*`; the sweep's arcs down into level l the chunks
+// down_levels[l]..[l + 1] of `down_*`. `changed`: a word a group, for the core's rounds.
+template <typename D, typename S>
+__device__ void phast_trees(PHAST_PARAMS) {
+    const unsigned group = S::group();
+    const int lane = threadIdx.x % 32;
+    const long long warp = ((long long)S::rank() * blockDim.x + threadIdx.x) / 32;
+    const long long warps = (long long)S::size() * blockDim.x / 32;
+    D* table = tables + (long long)group * n * PHAST_TREES;
+    int* my_marks = marks + (long long)group * n;
+    int* my_lists = lists + (long long)group * n;
+    unsigned* my_counts = counts + (long long)group * levels;
+    const D INF = inf_of<D>();
+    for (long long i = warp * 32 + lane; i < n * PHAST_TREES; i += warps * 32) table[i] = INF;
     S::sync();
-    const long long tree = (long long)group * PHAST_GROUP + lane;
-    if (slot == 0 && tree < n_sources) table[sources[tree] * PHAST_GROUP + lane] = 0;
+    const long long tree = (long long)group * PHAST_TREES + lane;
+    if (warp == 0 && tree < n_sources) {
+        const int u = (int)sources[tree];
+        table[(long long)u * PHAST_TREES + lane] = 0;
+        if (atomicExch(&my_marks[u], 1) == 0) {
+            const int l = level_of[u];
+            my_lists[starts[l] + atomicAdd(&my_counts[l], 1u)] = u;
+        }
+    }
     S::sync();
-    // Up: the bottom level first; each node's arcs up come from lower levels.
+    // Up: the bottom level first; a node's arcs up lead to higher levels (the core's, level
+    // 0, are its rounds below).
     for (int l = levels - 1; l >= 1; --l) {
-        phast_level(table, starts[l], starts[l + 1], up_ptr, up_tails, up_weights, slot, slots,
-                    lane);
+        const long long count = __ldcg(&my_counts[l]);
+        if (count)
+            phast_push(table, my_lists + starts[l], count, out_ptr, out_heads, out_weights,
+                       level_of, starts, my_marks, my_lists, my_counts, warp, warps, lane);
         S::sync();
     }
-    // The core, if any: its arcs among themselves, until no distance falls.
+    // The core, if any: its arcs in, until no distance falls.
     for (int round = 1; starts[1] > 0; ++round) {
-        if (phast_level(table, 0, starts[1], up_ptr, up_tails, up_weights, slot, slots, lane))
+        if (phast_chunks(table, up_levels[0], up_levels[1], up_chunks, up_heads, up_tails,
+                         up_weights, warp, warps, lane))
             atomicMax(&changed[group], round);
         __threadfence();
         S::sync();
@@ -119,20 +212,11 @@ __device__ void phast_trees(long long n, int levels, const long long* __restrict
     }
     // Down: the top level first; each node's arcs down come from higher levels.
     for (int l = 1; l < levels; ++l) {
-        phast_level(table, starts[l], starts[l + 1], down_ptr, down_tails, down_weights, slot,
-                    slots, lane);
+        phast_chunks(table, down_levels[l], down_levels[l + 1], down_chunks, down_heads,
+                     down_tails, down_weights, warp, warps, lane);
         S::sync();
     }
 }
-
-#define PHAST_PARAMS                                                                            \
-    long long n, int levels, const long long *starts, const long long *up_ptr,                 \
-        const int *up_tails, const unsigned *up_weights, const long long *down_ptr,             \
-        const int *down_tails, const unsigned *down_weights, const long long *sources,          \
-        long long n_sources, D *tables, int *changed
-#define PHAST_ARGS                                                                              \
-    n, levels, starts, up_ptr, up_tails, up_weights, down_ptr, down_tails, down_weights,        \
-        sources, n_sources, tables, changed
 
 // A group of trees a block.
 template <typename D>
@@ -141,35 +225,42 @@ __global__ void __launch_bounds__(PHAST_THREADS) phast_many(PHAST_PARAMS) {
 }
 
 #if CLUSTERS
-// A group of trees a cluster of PHAST_CLUSTER blocks.
-template <typename D>
-__global__ void __launch_bounds__(PHAST_THREADS) __cluster_dims__(PHAST_CLUSTER, 1, 1)
+// A group of trees a cluster of C blocks.
+template <typename D, int C>
+__global__ void __launch_bounds__(PHAST_THREADS) __cluster_dims__(C, 1, 1)
     phast_many_cluster(PHAST_PARAMS) {
-    phast_trees<D, ClusterSync>(PHAST_ARGS);
+    phast_trees<D, ClusterSync<C>>(PHAST_ARGS);
 }
 #endif
 
 // The trees' distances to the nodes `columns` (`width` of them; every node, by rank `rank`,
-// when null) as the matrix `out` (sources x width, int64, `unreachable` where unreached): a
-// thread a (column, group) reads the group's row of the column's node and writes one entry
-// of each of its trees' rows.
+// when null) as the matrix `out` (sources x width, int64, `unreachable` where unreached). A
+// block takes a tile of PHAST_TILE columns of a group: a warp reads a column's row (its 32
+// trees) into shared memory, then the block writes each tree's PHAST_TILE entries side by
+// side (a write of 32 entries a row, one a tree, ran at a sixth of the memory's speed).
 template <typename D>
 __global__ void phast_widen(const D* tables, long long n, long long n_sources,
                             const long long* rank, const long long* columns, long long width,
                             long long unreachable, long long* out) {
-    const long long groups = (n_sources + PHAST_GROUP - 1) / PHAST_GROUP;
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < groups * width;
-         i += stride) {
-        const long long g = i / width, j = i % width;
-        const long long r = rank[columns ? columns[j] : j];
-        const D* row = tables + (g * n + r) * PHAST_GROUP;
-#pragma unroll
-        for (int lane = 0; lane < PHAST_GROUP; ++lane) {
-            const long long tree = g * PHAST_GROUP + lane;
-            if (tree >= n_sources) break;
-            const D d = row[lane];
-            out[tree * width + j] = d == inf_of<D>() ? unreachable : (long long)d;
+    __shared__ D tile[PHAST_TREES][PHAST_TILE + 1];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    const long long groups = (n_sources + PHAST_TREES - 1) / PHAST_TREES;
+    const long long tiles = (width + PHAST_TILE - 1) / PHAST_TILE;
+    for (long long t = blockIdx.x; t < groups * tiles; t += gridDim.x) {
+        const long long g = t / tiles, j0 = t % tiles * PHAST_TILE;
+        for (int c = warp; c < PHAST_TILE && j0 + c < width; c += warps) {
+            const long long r = rank[columns ? columns[j0 + c] : j0 + c];
+            tile[lane][c] = tables[(g * n + r) * PHAST_TREES + lane];
         }
+        __syncthreads();
+        for (int i = threadIdx.x; i < PHAST_TREES * PHAST_TILE; i += blockDim.x) {
+            const int k = i / PHAST_TILE, c = i % PHAST_TILE;
+            const long long tree = g * PHAST_TREES + k;
+            if (tree < n_sources && j0 + c < width) {
+                const D d = tile[k][c];
+                out[tree * width + j0 + c] = d == inf_of<D>() ? unreachable : (long long)d;
+            }
+        }
+        __syncthreads();
     }
 }

@@ -1,0 +1,140 @@
+"""PHAST's many-trees kernel (engine.backends.gpu_phast, kernels/phast.cu): its chunks of arcs
+on the CPU, the kernel on the GPU, against SciPy's Dijkstra and the NumPy twin
+(engine.contraction.trees)."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+
+import engine
+from engine import UNREACHABLE, contraction, many_to_many
+from engine.backends import gpu_phast
+
+from .graphs import RANDOM_GRAPH, property_settings, random_graph
+from .test_batch import _awkward_graph, _reference
+
+
+def _as_the_kernel(c, sources):
+    """The kernel's passes in NumPy, as it reads its arrays: the search up pushing from the
+    nodes reached only, level by level from the bottom (`pushes`); the core's arcs in, then
+    each level's arcs down, chunk by chunk (`chunks`), each head's row the least over its
+    arcs, its own (weight 0) first."""
+    lv = contraction.levels(c)
+    table = np.full((c.round_of.size, len(sources)), UNREACHABLE, dtype=np.int64)
+    table[lv.rank[sources], np.arange(len(sources))] = 0
+    level_of, out_ptr, out_heads, out_weights = gpu_phast.pushes(lv)
+    reached = np.zeros(c.round_of.size, dtype=bool)
+    reached[lv.rank[sources]] = True
+    for level in range(lv.n_levels - 1, 0, -1):
+        for u in np.flatnonzero(reached & (level_of == level)):
+            arcs = slice(out_ptr[u], out_ptr[u + 1])
+            assert (level_of[out_heads[arcs]] < level).all()  # up: to higher levels
+            d = np.where(table[u] != UNREACHABLE, table[u] + out_weights[arcs, None], UNREACHABLE)
+            np.minimum.at(table, out_heads[arcs], d)
+            reached[out_heads[arcs]] = True
+
+    def pull(arcs, lo, hi) -> bool:
+        levels, firsts, heads, tails, weights = arcs
+        fell = False
+        for k in range(levels[lo], levels[hi]):
+            a, b = firsts[k], firsts[k + 1]
+            for head in np.unique(heads[a:b]):
+                mine = np.arange(a, b)[heads[a:b] == head]
+                assert tails[mine[0]] == head and weights[mine[0]] == 0  # its own row first
+                d = table[tails[mine]]
+                d = np.where(d != UNREACHABLE, d + weights[mine, None].astype(np.int64), d)
+                best = d.min(axis=0)
+                fell |= bool((best < table[head]).any())
+                table[head] = np.minimum(table[head], best)
+        return fell
+
+    up = gpu_phast.chunks(lv.up_ptr, lv.up_tails, lv.up_weights, lv.starts)
+    down = gpu_phast.chunks(lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts)
+    while lv.starts[1] > 0 and pull(up, 0, 1):
+        pass
+    for k in range(1, lv.n_levels):
+        pull(down, k, k + 1)
+    return table[lv.rank]
+
+
+@property_settings(40)
+@given(**RANDOM_GRAPH)
+def test_chunks_keep_a_nodes_arcs_together_and_give_scipys_trees(seed, density, max_weight):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 120))
+    g = random_graph(rng, n, int(density * n), max_weight)
+    sources = rng.integers(0, n, size=3)
+    for c in (contraction.contract(g, **limits) for limits in contraction.KINDS.values()):
+        lv = contraction.levels(c)
+        levels, firsts, heads, _, _ = gpu_phast.chunks(
+            lv.up_ptr, lv.up_tails, lv.up_weights, lv.starts
+        )
+        assert levels[0] == 0 and levels[-1] == firsts.size - 1 and firsts[-1] == heads.size
+        assert np.all(np.diff(levels) >= 0) and np.all(np.diff(firsts) > 0)
+        assert heads.size == lv.up_tails.size + np.count_nonzero(np.diff(lv.up_ptr))
+        level_of = np.repeat(np.arange(lv.n_levels), np.diff(lv.starts))
+        for k in range(firsts.size - 1):
+            mine = heads[firsts[k] : firsts[k + 1]]
+            assert len(set(level_of[mine])) == 1  # one level a chunk
+            assert k + 1 == firsts.size - 1 or heads[firsts[k + 1]] != mine[-1]  # no node split
+            starts = np.flatnonzero(np.diff(mine, prepend=-1))  # each node's first arc in it
+            assert np.all(np.diff(mine) >= 0) and starts.max() < gpu_phast.CHUNK
+        many = _as_the_kernel(c, sources)
+        for j, source in enumerate(sources):
+            assert np.array_equal(many[:, j], _reference(g, [int(source)])[0])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cluster", [0, 4, 16])
+def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
+    from engine.backends.gpu_kernels import clusters_available
+
+    if cluster and not clusters_available():
+        pytest.skip("needs a GPU of compute capability 9.0 or later")
+    g = _awkward_graph(8)
+    sources = np.arange(0, 400, 3)  # 134: groups of 32 trees and a short one
+    reference = _reference(g, sources)
+    dist, tree, counters = gpu_phast.rows(g, sources, None, cluster=cluster)
+    np.testing.assert_array_equal(dist.get(), reference)
+    c = gpu_phast.hierarchy(g)
+    assert c.n_core == 0 and tree is None
+    np.testing.assert_array_equal(dist.get(), contraction.trees(c, sources).T)
+    assert (counters.get() == [c.graph.n_arcs + c.n_down, c.n_rounds + 1]).all()
+    columns = np.array([5, 399, 0, 5])
+    part, _, _ = gpu_phast.rows(g, sources[:3], columns, cluster=cluster)
+    np.testing.assert_array_equal(part.get(), reference[:3][:, columns])
+    # On a contraction that leaves a core, the core's arcs are relaxed until nothing changes.
+    other = _awkward_graph(9)
+    core = contraction.contract(other)
+    assert core.n_core > 1
+    monkeypatch.setitem(contraction._made[gpu_phast.KIND], other, core)
+    dist, _, _ = gpu_phast.rows(other, sources, None, cluster=cluster)
+    np.testing.assert_array_equal(dist.get(), _reference(other, sources))
+
+
+@pytest.mark.gpu
+def test_phast_wide_distances_kept_on_the_gpu():
+    rng = np.random.default_rng(17)
+    g = random_graph(rng, 3_000, 12_000, max_weight=2**31)  # sums pass 2^32: 64-bit
+    sources = rng.choice(3_000, 20, replace=False)
+    m = many_to_many(g, sources, method="phast", backend="gpu", keep_on_gpu=True,
+                     memory_bytes=8 * 3_000 * 8)  # fmt: skip
+    assert gpu_phast.hierarchy(g).graph.distance_dtype() == np.uint64
+    assert m.chunks == 3 and type(m.dist).__module__.startswith("cupy")
+    np.testing.assert_array_equal(m.dist.get(), _reference(g, sources))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("method", ["phast", "near_far_core"])
+def test_one_tree_sweeps_nodes_of_many_arcs_down(method, monkeypatch):
+    """Kernel ``sweep_down`` takes a node's arcs down 32 at a time across a warp's lanes: the
+    top of a dense graph's whole hierarchy has nodes of over a hundred (a run that spans
+    several rounds of 32, and runs that end exactly where 32 do)."""
+    g = random_graph(np.random.default_rng(1), 500, 4_000, max_weight=50)
+    monkeypatch.setitem(contraction.KINDS, "hierarchy", contraction.KINDS["whole"])  # no core
+    kind = engine.METHODS[method].contraction
+    lv = contraction.levels(contraction.of(g, kind))
+    assert np.diff(lv.down_ptr).max() > gpu_phast.CHUNK
+    for source in (0, 17, 499):
+        r = engine.sssp(g, source, method=method, backend="gpu")
+        np.testing.assert_array_equal(r.distances, _reference(g, [source])[0])
