@@ -1,11 +1,14 @@
 """Throughput of a sweep and of a distance matrix on Dask: one GPU against every GPU here.
 
-    python bench/cluster.py GRAPH [--weights random:1] [--gpus 1,2] [--out FILE.json]
+    python bench/cluster.py GRAPH [--weights random:1] [--gpus 1,2] [--method near_far]
+        [--out FILE.json]
 
 Each run starts a `local-gpu` cluster of K workers (one per GPU), loads the graph on every
-worker, warms each up (kernels compiled, graph uploaded), then times
+worker, warms each up (kernels compiled, graph uploaded; the matrix once before the one
+timed, so that its memory is the GPU's pool's), then times
 
-* a matrix: ``--matrix-sources`` seeded sources to every node, batched Near-Far; each chunk
+* a matrix: ``--matrix-sources`` seeded sources to every node, by ``--method`` (a batched
+  kernel: ``near_far``, or ``phast``, whose tasks take 1,024 sources); each chunk
   is reduced on its worker's GPU to one checksum per row (`row_checksums`), so the 8 bytes ×
   sources × nodes never travel; rows of ``--check`` sources are checked against SciPy;
 * a sweep: ``--deltas`` × ``--batches`` × ``--sweep-sources`` Near-Far searches, each checked
@@ -38,6 +41,7 @@ def main() -> None:
     parser.add_argument("--gpus", default="1,2")
     parser.add_argument("--matrix-sources", type=int, default=2000)
     parser.add_argument("--sweep-sources", type=int, default=20)
+    parser.add_argument("--method", default="near_far", help="the matrix's method")
     parser.add_argument("--deltas", default="x0.25,x0.5,auto,x2,x4")
     parser.add_argument("--batches", default="1,16,64,1024")
     parser.add_argument("--check", type=int, default=8)
@@ -56,6 +60,7 @@ def main() -> None:
         graph, experiments.seeded_sources(graph, args.sweep_sources, 1), "sweep"
     )
     cells = dict(methods=["near_far"], deltas=deltas, batches=batches, backend="gpu")
+    method = args.method
     report = {
         "graph": graph.name, "nodes": graph.n_nodes, "arcs": graph.n_arcs,
         "weights": graph.weight_kind, "device": _backend.device_name("gpu"),
@@ -65,11 +70,14 @@ def main() -> None:
         "runs": [],
     }  # fmt: skip
     _say(f"{graph.name}: {graph.n_nodes:,} nodes on {report['device']} × {report['gpus_here']}")
-    report["runs"].append(_in_process(graph, sources, queries, cells, truth))
+    report["matrix_method"] = method
+    report["runs"].append(_in_process(graph, sources, queries, cells, truth, method))
     for k in (int(g) for g in args.gpus.split(",")):
         with distributed.connect("local-gpu", workers=k) as client:
             distributed.prepare(client, ref, graph)
-            report["runs"].append(_on_cluster(client, ref, graph, sources, queries, cells, truth))
+            report["runs"].append(
+                _on_cluster(client, ref, graph, sources, queries, cells, truth, method)
+            )
     single = next(r for r in report["runs"] if r["where"] == "1 worker")
     for run in report["runs"]:
         run["matrix"]["x_one_worker"] = round(
@@ -91,21 +99,26 @@ def _dijkstra(graph, rows):
     return dijkstra(graph.scipy_matrix(), indices=rows)
 
 
-def _in_process(graph, sources, queries, cells, truth) -> dict:
+def _in_process(graph, sources, queries, cells, truth, method) -> dict:
     cp = _backend.cupy()
-    warm = batch.many_to_many(graph, sources[:4], keep_on_gpu=True)  # kernels compiled
+    warm = batch.many_to_many(graph, sources[:4], keep_on_gpu=True, method=method)  # compiled
     distributed.row_checksums(sources[:4], warm.dist)  # and CuPy's reductions, as on a worker
     del warm
     experiments.run_cells(graph, queries[:1], on_row=lambda _r: None, **cells)
-    start = time.perf_counter()
-    sums = {}
     task = 250  # the size of a two-worker cluster's tasks for 2,000 sources
-    for lo in range(0, len(sources), task):
-        block = sources[lo : lo + task]
-        m = batch.many_to_many(graph, block, keep_on_gpu=True)
-        sums.update(distributed.row_checksums(block, m.dist).tolist())
-        del m
-    matrix_s = time.perf_counter() - start
+    if method == "phast":  # as distributed.many_to_many sizes them: a GPU filled
+        from engine.backends.gpu_phast import FILL
+
+        task = FILL
+    for _ in range(2):  # the first warms the memory for chunks of this size
+        start = time.perf_counter()
+        sums = {}
+        for lo in range(0, len(sources), task):
+            block = sources[lo : lo + task]
+            m = batch.many_to_many(graph, block, keep_on_gpu=True, method=method)
+            sums.update(distributed.row_checksums(block, m.dist).tolist())
+            del m
+        matrix_s = time.perf_counter() - start
     cp.get_default_memory_pool().free_all_blocks()
     rows = []
     start = time.perf_counter()
@@ -120,22 +133,23 @@ def _in_process(graph, sources, queries, cells, truth) -> dict:
     return run
 
 
-def _on_cluster(client, ref, graph, sources, queries, cells, truth) -> dict:
+def _on_cluster(client, ref, graph, sources, queries, cells, truth, method) -> dict:
     from distributed import get_task_stream
 
     workers = len(client.scheduler_info()["workers"])
     warm = sources[: 2 * workers]
     distributed.many_to_many(client, ref, graph, warm, reduce=distributed.row_checksums,
-                             rows_per_task=2)  # fmt: skip
+                             rows_per_task=2, method=method)  # fmt: skip
     distributed.run_cells(client, ref, graph, queries[:workers], on_row=lambda _r: None, **cells)
-    sums = {}
-    with get_task_stream(client) as stream:
-        start = time.perf_counter()
-        m = distributed.many_to_many(
-            client, ref, graph, sources, reduce=distributed.row_checksums,
-            on_chunk=lambda _rows, s: sums.update(s.tolist()),
-        )  # fmt: skip
-        matrix_s = time.perf_counter() - start
+    for _ in range(2):  # the first warms the workers' memory for tasks of this size
+        sums = {}
+        with get_task_stream(client) as stream:
+            start = time.perf_counter()
+            m = distributed.many_to_many(
+                client, ref, graph, sources, reduce=distributed.row_checksums,
+                on_chunk=lambda _rows, s, sums=sums: sums.update(s.tolist()), method=method,
+            )  # fmt: skip
+            matrix_s = time.perf_counter() - start
     matrix_tasks = _tasks(stream.data)
     rows = []
     with get_task_stream(client) as stream:

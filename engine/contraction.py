@@ -45,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine._errors import GraphTooLargeError
 from engine.graphs import io
 from engine.graphs._validate import contraction_size
 from engine.graphs.csr import (
@@ -481,15 +482,23 @@ def of(
     made = _made[kind]
     if graph not in made:
         limits = KINDS[kind]
-        if cache and graph.n_nodes >= DISK_MIN_NODES:
-            made[graph] = io.through_cache(
-                _file_name(graph, kind),
-                lambda: _contract_for_the_cache(graph, kind, on_round, xp),
-                load=lambda path: _load(graph, path),
-                save=_save,
+        try:
+            if cache and graph.n_nodes >= DISK_MIN_NODES:
+                made[graph] = io.through_cache(
+                    _file_name(graph, kind),
+                    lambda: _contract_for_the_cache(graph, kind, on_round, xp),
+                    load=lambda path: _load(graph, path),
+                    save=_save,
+                )
+            else:
+                made[graph] = contract(graph, on_round=on_round, xp=xp, **limits)
+        except MemoryError:  # CuPy's and Thrust's too: a hierarchy's dense top can outgrow it
+            where = "the GPU" if xp is not np else "this machine"
+            msg = (
+                f"making {graph.name}'s contraction {kind} ran out of memory on {where}; "
+                "use near_far_async, or a machine with more memory"
             )
-        else:
-            made[graph] = contract(graph, on_round=on_round, xp=xp, **limits)
+            raise GraphTooLargeError(msg) from None
     return made[graph]
 
 

@@ -126,6 +126,20 @@ def test_the_distance_type_holds_the_sweep_too(n, seed, density):
             assert all(v <= bound for v in sums)
 
 
+def test_a_contraction_out_of_memory_is_one_line(monkeypatch):
+    """A hierarchy's dense top can outgrow the memory (a synthetic city of 16M nodes's whole
+    hierarchy did on an H200: decisions/0091): one line, not a traceback."""
+
+    def too_big(*_args, **_kwargs):
+        raise MemoryError("std::bad_alloc")
+
+    monkeypatch.setattr(contraction, "contract", too_big)
+    g = grid_graph(6, 6, seed=1)
+    with pytest.raises(engine.GraphTooLargeError, match=r"^making .* contraction whole ran out"):
+        contraction.of(g, "whole")
+    assert g not in contraction._made["whole"]
+
+
 def test_a_path_contracts_to_a_small_core_in_few_rounds():
     g = path_graph(1000, 7)
     c = contraction.contract(g)

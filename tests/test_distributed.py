@@ -104,6 +104,11 @@ def test_matrices_on_the_cluster_equal_one_process(city, client):
     unique, first = np.unique(sources, return_index=True)
     here = distributed.row_checksums(unique, one.dist[first])
     assert sums == dict(here.tolist()) and len(sums) == 5
+    # PHAST's kernel fills a GPU with many sources only: its tasks take at least FILL.
+    default = distributed.many_to_many(client, ref, graph, sources, backend="cpu")
+    phast = distributed.many_to_many(client, ref, graph, sources, method="phast", backend="cpu")
+    assert default.chunks == 5 and phast.chunks == 1
+    np.testing.assert_array_equal(phast.dist, one.dist)
 
 
 def test_the_matrix_command_on_a_cluster_writes_the_same_file(city, tmp_path):

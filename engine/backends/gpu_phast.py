@@ -34,6 +34,9 @@ CHUNK = 32
 #: Blocks of a cluster that shares a group: of 0 (a block), 2, 4, 8 and 16, 4 made the most
 #: trees a second on PACE NY and NE (1,000 sources, H200: decisions/0091).
 CLUSTER = 4
+#: Sources a launch needs to fill an H100 or H200: 32 groups, 128 blocks in clusters of 4,
+#: about one a multiprocessor (a task of a distributed matrix takes at least as many).
+FILL = 32 * GROUP
 #: The row store: 32- or 64-bit distances as the hierarchy's bound needs.
 STORE = "phast"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "u64"}

@@ -293,7 +293,8 @@ def many_to_many(
     sources, targets
         As in `batch.many_to_many`.
     rows_per_task : int, optional
-        Sources per task (default: four tasks per worker, at most 256 sources each).
+        Sources per task (default: four tasks per worker, at most 256 sources each; for
+        ``phast``, `engine.backends.gpu_phast.FILL`, which its kernel needs to fill a GPU).
     on_chunk : callable, optional
         Called with (rows, distances) of each task as it finishes; with ``reduce``, with
         (rows, what ``reduce`` returned).
@@ -321,7 +322,12 @@ def many_to_many(
     unique, first = np.unique(rows_of, return_inverse=True)
     if rows_per_task is None:
         workers = max(len(client.scheduler_info()["workers"]), 1)
-        rows_per_task = max(1, min(256, math.ceil(len(unique) / (4 * workers))))
+        share = math.ceil(len(unique) / (4 * workers))
+        rows_per_task = max(1, min(256, share))
+        if options.get("method") == "phast":  # its kernel fills a GPU with many sources only
+            from engine.backends.gpu_phast import FILL
+
+            rows_per_task = FILL
     start = time.perf_counter()
     futures = {}
     for k, lo in enumerate(range(0, len(unique), rows_per_task)):
