@@ -147,7 +147,8 @@ def _phase_caption(run: Run, frame: int, now, before) -> str:
         )
         return (
             f"Sweep step {step + 1:,} of {steps:,}: the {counted(now.frontier, 'node')} "
-            f"contracted in {which} take their distance from the neighbours they had then, "
+            f"contracted in {which} {'takes its' if now.frontier == 1 else 'take their'} "
+            f"distance from the neighbours {'it' if now.frontier == 1 else 'they'} had then, "
             f"over {counted(arcs, 'arc')} down: no queue and no threshold, each node read "
             "once. The nodes it found in the previous step are settled."
         )
