@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.graphs import shared_path  # noqa: E402
-from tests.test_viz_browser import CHROMIUM_ARGS, serve_app  # noqa: E402
+from tests.test_viz_browser import CHROMIUM_ARGS, open_explore, serve_app  # noqa: E402
 
 PORTO_ALEGRE = shared_path("osm", "porto_alegre.osm.pbf")
 #: name: (viewport, link, what to wait for, what to capture: None for the viewport).
@@ -63,8 +63,9 @@ def wait_for(predicate, timeout: float = 120.0) -> None:
 
 
 def sweep(page) -> None:
-    """Run a sweep in Explore (three searches a cell, the default) and wait for its end."""
-    box = page.locator(".frontier-explore")
+    """Open Explore, run a sweep there (three searches a cell, the default) and wait for its
+    end."""
+    box = open_explore(page)
     for k, value in enumerate(("x0.25,x0.5,auto,x2", "1,8,64")):
         box.locator("input").nth(k).fill(value)
         box.locator("input").nth(k).press("Enter")

@@ -126,6 +126,14 @@ def open_app(browser, url):
     return page
 
 
+def open_explore(page):
+    """Open the Explore card (made as it first opens) and return it."""
+    explore = page.locator(".frontier-explore")
+    explore.get_by_text("Explore: Δ × batch sweeps").first.click()
+    explore.locator("input").first.wait_for(timeout=30_000)
+    return explore
+
+
 def number(page, css: str) -> int:
     # The text in the DOM, not its rendering: `inner_text` leaves out text under
     # `visibility: hidden`, which Bokeh sets on a view it is laying out; a loaded CI machine
@@ -400,7 +408,7 @@ def heatmap_texts(page) -> list[str]:
 
 def test_explore_sweep_fills_a_click_loads_it_and_downloads_work(server, browser, tmp_path):
     page = open_app(browser, server)
-    explore = page.locator(".frontier-explore")
+    explore = open_explore(page)
     explore.locator("input").nth(0).fill("x0.5,auto,x2")  # the Δ list
     explore.locator("input").nth(0).press("Enter")
     page.locator(".frontier-sweep button").first.click()
@@ -437,7 +445,7 @@ def test_a_click_at_once_after_typing_is_not_lost(server, browser):
     # outside Bokeh's document lock: the sweep's figure changes used to raise there (the
     # server fixture fails on the logged traceback) and the sweep never started.
     page = open_app(browser, server)
-    explore = page.locator(".frontier-explore")
+    explore = open_explore(page)
     for rows in (2, 3):
         deltas = ",".join(["auto", "x2", "x4"][:rows])
         page.evaluate(

@@ -86,6 +86,21 @@ def test_hidden_parts_are_made_when_first_shown_and_kept():
     assert len(shown.objects) == 1 and made == [1, 1]  # shown from the start: made at once
 
 
+def test_explore_is_a_click_away_and_made_as_it_first_opens():
+    """The Explore card opens collapsed and empty (its form and figures cost the page alone
+    0.9 s of its first picture, CPU here); opened, it holds Explore."""
+    import panel as pn
+
+    from viz.app import create_app
+
+    page = create_app()
+    cards = [c for c in page.select(pn.Card) if "frontier-explore" in c.css_classes]
+    assert len(cards) == 1 and cards[0].collapsed and cards[0].objects == []
+    cards[0].collapsed = False
+    made = cards[0].select()
+    assert len(cards[0].objects) == 1 and any("frontier-sweep" in o.css_classes for o in made)
+
+
 def test_writes_to_closed_pages_are_left_out_of_the_log(caplog):
     """A page closed while it played logged Tornado's WebSocketClosedError with two
     tracebacks ("Task exception was never retrieved"); other exceptions are still logged."""

@@ -104,6 +104,15 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
         box = pn.Column(visible=session.param.compare, sizing_mode="stretch_width")
         return fill_when(box, made, session, "compare")
 
+    # Explore is a click away: its sweeps' form and figures are made as it first opens.
+    explore = pn.Card(
+        title="Explore: Δ × batch sweeps and Dijkstra ranks of this query",
+        collapsed=True,
+        css_classes=["frontier-explore"],
+        sizing_mode="stretch_width",
+        visible=shown,
+    )
+    fill_when(explore, lambda: ExploreView(explorer), explore, "collapsed", False)
     compare = pn.widgets.Switch.from_param(
         session.param.compare,
         label="Compare with B",
@@ -191,13 +200,7 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
             sizing_mode="stretch_width",
             visible=shown,
         ),
-        pn.Card(
-            ExploreView(explorer),
-            title="Explore: Δ × batch sweeps and Dijkstra ranks of this query",
-            css_classes=["frontier-explore"],
-            sizing_mode="stretch_width",
-            visible=shown,
-        ),
+        explore,
         sizing_mode="stretch_width",
         styles={"flex": "1 1 360px"},
     )
