@@ -560,12 +560,17 @@ def sweep(c: Contraction, dist: np.ndarray) -> None:
     for k in range(c.n_rounds):
         lo, hi = int(c.round_starts[k]), int(c.round_starts[k + 1])
         arcs = slice(int(c.down_indptr[lo]), int(c.down_indptr[hi]))
-        tails = c.down_tails[arcs]
-        weights = c.down_weights[arcs].astype(np.int64).reshape((-1,) + (1,) * (dist.ndim - 1))
-        above = dist[tails]
-        value = np.where(above != UNREACHABLE, above + weights, UNREACHABLE)
         heads = np.repeat(c.order[lo:hi], np.diff(c.down_indptr[lo : hi + 1]))
-        np.minimum.at(dist, heads, value)
+        _lower(dist, heads, c.down_tails[arcs], c.down_weights[arcs])
+
+
+def _lower(dist: np.ndarray, heads, tails, weights) -> None:
+    """Lower each row ``dist[heads[i]]`` to ``dist[tails[i]] + weights[i]`` where that is
+    less, in place (``dist``: ``int64``, a row a node, `UNREACHABLE` where unreached, which
+    offers nothing)."""
+    above = dist[tails]
+    weights = weights.astype(np.int64).reshape((-1,) + (1,) * (dist.ndim - 1))
+    np.minimum.at(dist, heads, np.where(above != UNREACHABLE, above + weights, UNREACHABLE))
 
 
 def sweep_steps(c: Contraction) -> np.ndarray:
@@ -590,8 +595,8 @@ class Levels:
 
     Attributes
     ----------
-    rank : numpy.ndarray
-        ``int64``: each node's rank.
+    rank, nodes : numpy.ndarray
+        ``int64``: each node's rank, and the node of each rank.
     starts : numpy.ndarray
         ``int64``: level ``l`` is ranks ``starts[l]`` to ``starts[l + 1]``.
     up_ptr, up_tails, up_weights : numpy.ndarray
@@ -602,6 +607,7 @@ class Levels:
     """
 
     rank: np.ndarray
+    nodes: np.ndarray
     starts: np.ndarray
     up_ptr: np.ndarray
     up_tails: np.ndarray
@@ -619,8 +625,9 @@ def levels(c: Contraction) -> Levels:
     """``c`` laid out by rank (`Levels`)."""
     n = c.round_of.size
     core = np.flatnonzero(c.round_of < 0)
+    nodes = np.concatenate([core, c.order]).astype(np.int64)
     rank = np.empty(n, dtype=np.int64)
-    rank[np.concatenate([core, c.order])] = np.arange(n)
+    rank[nodes] = np.arange(n)
     g = c.graph
     heads = rank[g.indices]
     by_head = np.argsort(heads, kind="stable")
@@ -628,6 +635,7 @@ def levels(c: Contraction) -> Levels:
     up_ptr[1:] = np.cumsum(np.bincount(heads, minlength=n))
     return Levels(
         rank=rank,
+        nodes=nodes,
         starts=np.concatenate([[0], core.size + c.round_starts]).astype(np.int64),
         up_ptr=up_ptr,
         up_tails=rank[g.sources][by_head].astype(np.int32),
@@ -642,8 +650,9 @@ def trees(c: Contraction, sources: np.ndarray) -> np.ndarray:
     """PHAST's trees from ``sources`` (one a column: ``int64``, nodes × sources,
     `UNREACHABLE` where unreached), the NumPy twin of ``kernels/phast.cu``: each node's
     least ``d(u) + w`` over its arcs up, the bottom level first (the search up from each
-    source, as a pass over every level), the core's arcs relaxed until nothing changes,
-    then `sweep` down."""
+    source, as a pass over every level, where the kernel pushes from the nodes reached
+    only: the same values), the core's arcs relaxed until nothing changes, then `sweep`
+    down."""
     lv = levels(c)
     n, k = c.round_of.size, len(sources)
     table = np.full((n, k), UNREACHABLE, dtype=np.int64)
@@ -651,11 +660,9 @@ def trees(c: Contraction, sources: np.ndarray) -> np.ndarray:
 
     def up(lo: int, hi: int) -> bool:
         a, b = int(lv.up_ptr[lo]), int(lv.up_ptr[hi])
-        above = table[lv.up_tails[a:b]]
-        weights = lv.up_weights[a:b].astype(np.int64)[:, None]
-        value = np.where(above != UNREACHABLE, above + weights, UNREACHABLE)
+        heads = np.repeat(np.arange(lo, hi), np.diff(lv.up_ptr[lo : hi + 1]))
         was = table[lo:hi].copy()
-        np.minimum.at(table, np.repeat(np.arange(lo, hi), np.diff(lv.up_ptr[lo : hi + 1])), value)
+        _lower(table, heads, lv.up_tails[a:b], lv.up_weights[a:b])
         return bool((table[lo:hi] < was).any())
 
     for level in range(lv.n_levels - 1, 0, -1):

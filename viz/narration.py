@@ -47,7 +47,7 @@ def caption(run: Run, frame: int) -> str:
             if rec.by_phase
             else "Each step relaxes the arcs of the near nodes."
         )
-        if engine.METHODS[result.method].contraction == "hierarchy":
+        if _phast(result):
             each = (
                 "PHAST contracted the city's nodes into a hierarchy of levels before "
                 "searching, its dense top kept as a small core: it searches up the hierarchy "
@@ -125,7 +125,7 @@ def _phase_caption(run: Run, frame: int, now, before) -> str:
     rec = result.recording
     kind = result.graph.weight_kind
     arcs = now.edges_relaxed - before.edges_relaxed
-    phast = engine.METHODS[result.method].contraction == "hierarchy"
+    phast = _phast(result)
     if rec.sweep_from is not None and frame >= rec.sweep_from:
         steps = len(rec) - 1 - rec.sweep_from
         step = frame - rec.sweep_from
@@ -193,14 +193,18 @@ def _phase_caption(run: Run, frame: int, now, before) -> str:
     return " ".join(parts)
 
 
+def _phast(result) -> bool:
+    """Whether ``result`` is PHAST's: a search up its hierarchy, then a sweep down it."""
+    return engine.METHODS[result.method].contraction == "hierarchy"
+
+
 def _climb_caption(result, frame: int, now, arcs: int) -> str:
     """PHAST's search up its hierarchy (and through the small core on top), in one band."""
     parts = [
         f"The search up ends: {counted(now.frontier, 'node')} relaxed their arcs up "
         f"({counted(arcs, 'arc')}) in one band, no threshold; "
         f"{counted(result.graph.n_nodes - now.unreached, 'node')} reached, the core's final, "
-        "each climbed node's "
-        "an upper bound the sweep may still lower."
+        "each climbed node's an upper bound the sweep may still lower."
     ]
     if frame == result.recording.sweep_from - 1:
         parts.append(

@@ -212,14 +212,12 @@ def _device_sweep(c: Contraction) -> tuple:
         levels, firsts, heads, tails, weights = chunks(
             lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts
         )
-        node = np.empty(lv.rank.size, dtype=np.int32)
-        node[lv.rank] = np.arange(lv.rank.size, dtype=np.int32)
         _sweeps[c] = (
             cp.asarray(levels),
             np.int32(lv.n_levels),
             cp.asarray(firsts),
-            cp.asarray(node[heads]),
-            cp.asarray(node[tails]),
+            cp.asarray(lv.nodes[heads].astype(np.int32)),
+            cp.asarray(lv.nodes[tails].astype(np.int32)),
             cp.asarray(weights),
         )
     return _sweeps[c]

@@ -3,7 +3,7 @@
 A launch makes the trees of a chunk of sources on the graph's whole contraction hierarchy
 (`engine.contraction.of` of kind ``whole``, laid out by `engine.contraction.levels`,
 its arcs up by tail (`pushes`) and its arcs down in `chunks`, uploaded once): a group of
-`GROUP` trees (a warp's lanes) a cluster of blocks (a block on GPUs without clusters), each
+`PHAST_TREES` trees (a warp's lanes) a cluster of blocks (a block on GPUs without clusters), each
 group in its own table of a row a node; the search up from the bottom level up, pushing from
 the nodes the sources reach only, then the sweep from the top level down. Kernel
 ``phast_widen`` then writes the matrix `many_to_many` keeps: a row a source, ``int64``, in
@@ -22,13 +22,11 @@ import numpy as np
 
 from engine import contraction
 from engine.backends import device as _backend
-from engine.backends.contract import PHAST_BLOCK, PHAST_TILE
+from engine.backends.contract import PHAST_BLOCK, PHAST_TILE, PHAST_TREES
 from engine.backends.gpu_kernels import clusters_available
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 
 KERNEL_FILE = "phast.cu"
-#: Trees a group: a warp's lanes (the kernel's PHAST_TREES).
-GROUP = 32
 #: Arcs a chunk takes at least where a node's do not fill it (a warp's lanes).
 CHUNK = 32
 #: Blocks of a cluster that shares a group: of 0 (a block), 2, 4, 8 and 16, 4 made the most
@@ -36,7 +34,7 @@ CHUNK = 32
 CLUSTER = 4
 #: Sources a launch needs to fill an H100 or H200: 32 groups, 128 blocks in clusters of 4,
 #: about one a multiprocessor (a task of a distributed matrix takes at least as many).
-FILL = 32 * GROUP
+FILL = 32 * PHAST_TREES
 #: The row store: 32- or 64-bit distances as the hierarchy's bound needs.
 STORE = "phast"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "u64"}
@@ -76,7 +74,7 @@ def row_bytes(graph: CSRGraph, n_columns: int | None, store: str) -> int:
     """Device bytes of one source's results: its row of a table (64-bit at most), its share
     of its group's marks and lists, and its ``int64`` distances."""
     width = graph.n_nodes if n_columns is None else n_columns
-    return 8 * graph.n_nodes + 8 * graph.n_nodes // GROUP + 8 * width
+    return 8 * graph.n_nodes + 8 * graph.n_nodes // PHAST_TREES + 8 * width
 
 
 def chunks(ptr, tails, weights, starts) -> tuple[np.ndarray, ...]:
@@ -153,7 +151,7 @@ def rows(
     ``int64`` (`UNREACHABLE` where unreached), on the device and without waiting.
 
     ``into``, a CuPy ``int64`` array of the result's shape, receives the distances directly.
-    ``cluster`` blocks share a group of `GROUP` trees (0: one block; default `CLUSTER` where
+    ``cluster`` blocks share a group of `PHAST_TREES` trees (0: one block; default `CLUSTER` where
     the GPU has clusters, else 0).
     ``delta`` is not used (PHAST has no bands); ``parents`` is refused (`store_of`).
 
@@ -168,10 +166,10 @@ def rows(
     (rank, *arrays), n_levels, n_arcs = _device(c)
     dtype = np.dtype(c.graph.distance_dtype())
     n, m = graph.n_nodes, len(sources)
-    groups = -(-m // GROUP)
+    groups = -(-m // PHAST_TREES)
     if cluster is None:
         cluster = CLUSTER if clusters_available() else 0
-    tables = cp.empty(groups * n * GROUP, dtype=dtype)
+    tables = cp.empty(groups * n * PHAST_TREES, dtype=dtype)
     marks = cp.zeros(groups * n, dtype=np.int32)
     lists = cp.empty(groups * n, dtype=np.int32)
     counts = cp.zeros(groups * n_levels, dtype=np.uint32)

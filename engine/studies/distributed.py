@@ -320,14 +320,13 @@ def many_to_many(
     if reduce is not None:  # the trees would be dropped with the matrix: make none
         options = {**options, "predecessors": False}
     unique, first = np.unique(rows_of, return_inverse=True)
+    if rows_per_task is None and options.get("method") == "phast":
+        from engine.backends.gpu_phast import FILL
+
+        rows_per_task = FILL  # its kernel fills a GPU with many sources only
     if rows_per_task is None:
         workers = max(len(client.scheduler_info()["workers"]), 1)
-        share = math.ceil(len(unique) / (4 * workers))
-        rows_per_task = max(1, min(256, share))
-        if options.get("method") == "phast":  # its kernel fills a GPU with many sources only
-            from engine.backends.gpu_phast import FILL
-
-            rows_per_task = FILL
+        rows_per_task = max(1, min(256, math.ceil(len(unique) / (4 * workers))))
     start = time.perf_counter()
     futures = {}
     for k, lo in enumerate(range(0, len(unique), rows_per_task)):

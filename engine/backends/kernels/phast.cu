@@ -24,8 +24,6 @@
 #include "contract.cuh"
 namespace cg = cooperative_groups;
 
-// Trees of a group: a warp's lanes.
-#define PHAST_TREES 32
 // Gathers in flight a warp.
 #define PHAST_GATHER 8
 
