@@ -27,7 +27,7 @@ from engine.backends.gpu_kernels import clusters_available
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 
 KERNEL_FILE = "phast.cu"
-#: Arcs a chunk takes at least where a node's do not fill it (a warp's lanes).
+#: Arcs a chunk takes at most, but for a node of more (a warp's lanes).
 CHUNK = 32
 #: Blocks of a cluster that shares a group: of 0 (a block), 2, 4, 8 and 16, 4 made the most
 #: trees a second on PACE NY and NE (1,000 sources, H200: decisions/0091).
@@ -79,10 +79,10 @@ def row_bytes(graph: CSRGraph, n_columns: int | None, store: str) -> int:
 
 def chunks(ptr, tails, weights, starts) -> tuple[np.ndarray, ...]:
     """The arcs into each rank (``ptr``, ``tails``, ``weights``, as `contraction.Levels`
-    has them; levels ``starts``) as the kernel reads them: each node with arcs gets an arc
-    from itself of weight 0 first, and a level's arcs are cut into *chunks*, each the nodes
-    whose first arc falls in one window of `CHUNK` arcs from the level's first (a node's
-    arcs are never split).
+    has them; levels ``starts``) as the kernels read them: each node with arcs gets an arc
+    from itself of weight 0 first, and a level's arcs are cut into *chunks* of whole nodes,
+    packed in order while they fit in `CHUNK` arcs (a warp's lanes: one read a chunk); a
+    node of more arcs is a chunk of its own.
 
     Returns (``levels``: each level's first chunk, and one more; ``firsts``: each chunk's
     first arc, and one more; the arcs' ``heads``, ``tails`` and ``weights``).
@@ -100,13 +100,22 @@ def chunks(ptr, tails, weights, starts) -> tuple[np.ndarray, ...]:
     out_tails[own], out_weights[own] = np.flatnonzero(has), 0
     out_tails[~own], out_weights[~own] = tails, weights
     heads = np.repeat(np.arange(n, dtype=np.int32), degree + has)
-    level = np.repeat(np.arange(starts.size - 1), np.diff(starts))
-    window = (at[:-1] - at[starts[:-1]][level]) // CHUNK
     nodes = np.flatnonzero(has)
-    level, window = level[nodes], window[nodes]
-    new = np.ones(nodes.size, dtype=bool)
-    new[1:] = (level[1:] != level[:-1]) | (window[1:] != window[:-1])
-    firsts = np.append(at[nodes[new]], total)
+    ends = np.append(at[nodes], total)  # the nodes with arcs: each one's first arc, and one more
+    level = np.repeat(np.arange(starts.size - 1), np.diff(starts))[nodes]
+    # A chunk from node i takes nodes i..j-1: j the last whose arcs still fit, at least i + 1,
+    # at most its level's end. The chunks are the path from node 0 along these steps (m, one
+    # past the last node, its end), found by doubling: `path` holds its first 2^k nodes,
+    # `jump` steps 2^k at once.
+    m = nodes.size
+    fit = np.searchsorted(ends, ends[:-1] + CHUNK, side="right") - 1
+    level_end = np.searchsorted(level, level, side="right")
+    jump = np.append(np.minimum(np.maximum(fit, np.arange(1, m + 1)), level_end), m)
+    path = np.zeros(1, dtype=np.int64)
+    while path[-1] != m:
+        path = np.concatenate([path, jump[path]])
+        jump = jump[jump]
+    firsts = np.append(ends[path[path < m]], total)
     levels = np.searchsorted(firsts[:-1], at[starts]).astype(np.int64)
     return levels, firsts, heads, out_tails, out_weights
 

@@ -291,62 +291,126 @@ __global__ void phase_stamps(const D* dist, long long n, long long source, const
 // Methods near_far_core and phast (engine/contraction.py): after the search of a
 // contraction's search graph, each contracted node takes the least d(a) + w over its arcs
 // down, level by level (the last round contracted first), a grid barrier apart. A level's
-// arcs are cut into chunks (engine/backends/gpu_phast.py chunks: about 32, never splitting a
-// node's, each node's first arc from itself of weight 0): a warp reads a chunk's arcs 32 at
-// a time, one lane an arc, gathers their tails' distances at once, and takes each node's
-// least by a segmented minimum across its lanes (a node's arcs are side by side), so that a
-// node of many arcs costs a few round trips, not one an arc. Level l is the chunks
-// levels[l]..levels[l + 1] (level 0, a core, has none). Queued like finish_search: with
-// `if_done`, nothing until the control block says the search finished. A sum never wraps:
+// arcs are cut into chunks (engine/backends/gpu_phast.py chunks: whole nodes, at most 32
+// arcs but for a node of more, each node's first arc from itself of weight 0): a warp reads
+// a chunk's arcs a lane an arc, gathers their tails' distances at once, and takes each
+// node's least by a segmented minimum across its lanes (a node's arcs are side by side).
+// Level l is the chunks levels[l]..levels[l + 1] (level 0, a core, has none).
+//
+// A warp's chunks, level after level, never change: it reads them ahead, the arcs of its
+// next chunk and the bounds of the one after (`SweepAhead`), also across a barrier, so that
+// a chunk costs one round trip once its level begins (its tails' distances), not four
+// (level, bounds, arcs, distances). Queued like finish_search: with `if_done`, nothing
+// until the control block says the search finished. A sum never wraps:
 // CoreGraph.candidate_bound picks D for it.
+struct SweepAhead {
+    const long long* levels;
+    int n_levels;
+    long long warp, warps;
+
+    // The warp's chunk after chunk c of level l (l == n_levels: none left).
+    __device__ __forceinline__ void next(int& l, long long& c) const {
+        c += warps;
+        while (l < n_levels && c >= __ldg(&levels[l + 1])) {
+            if (++l < n_levels) c = __ldg(&levels[l]) + warp;
+        }
+    }
+};
+
+// Chunk a0..a1's least d(tail) + w into each head; its first 32 arcs' heads (-1 past its
+// end), tails' distances and weights `h`, `d`, `w` already read.
+template <typename D>
+__device__ __forceinline__ void sweep_chunk(D* dist, long long a0, long long a1, int h, D d,
+                                            unsigned w, const int* heads, const int* tails,
+                                            const unsigned* weights, int lane) {
+    const unsigned ALL = 0xffffffffu;
+    int carry_head = -1;  // a node whose arcs go on past these 32
+    D carry = inf_of<D>();
+    for (long long s = a0; s < a1; s += 32) {
+        const int len = (int)min(32LL, a1 - s);
+        if (s != a0) {  // a node of more than 32 arcs
+            h = -1;
+            if (lane < len) {
+                h = __ldg(&heads[s + lane]);
+                d = __ldcg(&dist[__ldg(&tails[s + lane])]);
+                w = __ldg(&weights[s + lane]);
+            }
+        }
+        D v = inf_of<D>();
+        if (lane < len && d != inf_of<D>()) v = (D)(d + (D)w);
+        if (carry_head >= 0 && __shfl_sync(ALL, h, 0) != carry_head) {
+            if (lane == 0) dist[carry_head] = carry;  // it ended with the last 32
+        } else if (h == carry_head) {
+            v = min(v, carry);
+        }
+        // The least of each run of equal heads, into the run's first lane.
+#pragma unroll
+        for (int off = 1; off < 32; off *= 2) {
+            const D other = __shfl_down_sync(ALL, v, off);
+            const int other_head = __shfl_down_sync(ALL, h, off);
+            if (lane + off < len && other_head == h) v = min(v, other);
+        }
+        const int before = __shfl_up_sync(ALL, h, 1);
+        const bool first = lane < len && (lane == 0 || before != h);
+        const int last_head = __shfl_sync(ALL, h, len - 1);
+        const bool goes_on = s + 32 < a1 && h == last_head;
+        if (first && !goes_on) dist[h] = v;
+        carry_head = -1;
+        if (s + 32 < a1) {  // the last run's least, for the next 32 arcs
+            const int leader = __ffs(__ballot_sync(ALL, first && h == last_head)) - 1;
+            carry = __shfl_sync(ALL, v, leader);
+            carry_head = last_head;
+        }
+    }
+}
+
+template <typename D>
+__device__ void sweep_levels(D* dist, const long long* levels, int n_levels,
+                             const long long* firsts, const int* heads, const int* tails,
+                             const unsigned* weights) {
+    const int lane = threadIdx.x % 32;
+    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32;
+    const SweepAhead ahead{levels, n_levels, warp, (long long)gridDim.x * blockDim.x / 32};
+    // The chunk to sweep next (level la, its bounds a0..a1 and first 32 arcs read) and the
+    // one after it (level lb, its bounds read).
+    int la = 1, lb;
+    long long ca = -ahead.warps, cb, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    if (n_levels > 1) ca += __ldg(&levels[1]) + warp;
+    ahead.next(la, ca);
+    if (la < n_levels) a0 = __ldg(&firsts[ca]), a1 = __ldg(&firsts[ca + 1]);
+    lb = la, cb = ca;
+    if (lb < n_levels) ahead.next(lb, cb);
+    if (lb < n_levels) b0 = __ldg(&firsts[cb]), b1 = __ldg(&firsts[cb + 1]);
+    int h = -1, t = 0;
+    unsigned w = 0;
+    if (la < n_levels && lane < a1 - a0) {
+        h = __ldg(&heads[a0 + lane]), t = __ldg(&tails[a0 + lane]), w = __ldg(&weights[a0 + lane]);
+    }
+    for (int l = 1; l < n_levels; ++l) {
+        if (l > 1) cg::this_grid().sync();
+        while (la == l) {
+            const long long s0 = a0, s1 = a1;
+            const int h0 = h;
+            const unsigned w0 = w;
+            const D d0 = h0 >= 0 ? __ldcg(&dist[t]) : inf_of<D>();  // an earlier level's
+            // Ahead, while that distance comes: the next chunk's arcs, the bounds after it.
+            la = lb, a0 = b0, a1 = b1;
+            h = -1;
+            if (la < n_levels && lane < a1 - a0) {
+                h = __ldg(&heads[a0 + lane]), t = __ldg(&tails[a0 + lane]);
+                w = __ldg(&weights[a0 + lane]);
+            }
+            if (lb < n_levels) ahead.next(lb, cb);
+            if (lb < n_levels) b0 = __ldg(&firsts[cb]), b1 = __ldg(&firsts[cb + 1]);
+            sweep_chunk(dist, s0, s1, h0, d0, w0, heads, tails, weights, lane);
+        }
+    }
+}
+
 template <typename D>
 __global__ void sweep_down(D* dist, const long long* levels, int n_levels,
                            const long long* firsts, const int* heads, const int* tails,
                            const unsigned* weights, const u64* ctl, int if_done) {
     if (if_done && !vload(&ctl[C_DONE])) return;
-    const unsigned ALL = 0xffffffffu;
-    const int lane = threadIdx.x % 32;
-    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32;
-    const long long warps = (long long)gridDim.x * blockDim.x / 32;
-    for (int l = 1; l < n_levels; ++l) {
-        if (l > 1) cg::this_grid().sync();
-        for (long long c = levels[l] + warp; c < levels[l + 1]; c += warps) {
-            const long long a1 = firsts[c + 1];
-            int carry_head = -1;  // a node whose arcs go on past these 32
-            D carry = inf_of<D>();
-            for (long long s = firsts[c]; s < a1; s += 32) {
-                const int len = (int)min(32LL, a1 - s);
-                int h = -1;
-                D v = inf_of<D>();
-                if (lane < len) {
-                    h = heads[s + lane];
-                    const D d = __ldcg(&dist[tails[s + lane]]);  // an earlier level's (or its own)
-                    if (d != inf_of<D>()) v = (D)(d + (D)weights[s + lane]);
-                }
-                if (carry_head >= 0 && __shfl_sync(ALL, h, 0) != carry_head) {
-                    if (lane == 0) dist[carry_head] = carry;  // it ended with the last 32
-                } else if (h == carry_head) {
-                    v = min(v, carry);
-                }
-                // The least of each run of equal heads, into the run's first lane.
-#pragma unroll
-                for (int off = 1; off < 32; off *= 2) {
-                    const D other = __shfl_down_sync(ALL, v, off);
-                    const int other_head = __shfl_down_sync(ALL, h, off);
-                    if (lane + off < len && other_head == h) v = min(v, other);
-                }
-                const int before = __shfl_up_sync(ALL, h, 1);
-                const bool first = lane < len && (lane == 0 || before != h);
-                const int last_head = __shfl_sync(ALL, h, len - 1);
-                const bool goes_on = s + 32 < a1 && h == last_head;
-                if (first && !goes_on) dist[h] = v;
-                carry_head = -1;
-                if (s + 32 < a1) {  // the last run's least, for the next 32 arcs
-                    const int leader = __ffs(__ballot_sync(ALL, first && h == last_head)) - 1;
-                    carry = __shfl_sync(ALL, v, leader);
-                    carry_head = last_head;
-                }
-            }
-        }
-    }
+    sweep_levels(dist, levels, n_levels, firsts, heads, tails, weights);
 }

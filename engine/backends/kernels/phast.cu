@@ -13,11 +13,12 @@
 // The search up visits only what the group's sources reach: level by level from the bottom,
 // each node reached pushes its row along its arcs up (an atomic minimum a lane) and lists
 // each head it reaches first under the head's level. The sweep reads every level: a warp
-// takes a *chunk* of a level's arcs at a time (about 32, never splitting a node's; the
-// launcher makes them), one coalesced read of their tails, heads and weights, then the
-// tails' rows gathered eight at a time (a row is one 128-byte line of 32-bit distances), so
-// that a warp waits on a few round trips a chunk rather than three a node. Each node with
-// arcs has an arc from itself of weight 0 first: its own row comes in with the others.
+// takes a *chunk* of a level's arcs at a time (whole nodes, at most 32 arcs but for a node
+// of more; the launcher makes them), one coalesced read of their tails, heads and weights,
+// then the tails' rows gathered eight at a time (a row is one 128-byte line of 32-bit
+// distances), so that a warp waits on a few round trips a chunk rather than three a node.
+// Each node with arcs has an arc from itself of weight 0 first: its own row comes in with
+// the others.
 
 #include <cooperative_groups.h>
 #include "common.cuh"
