@@ -476,8 +476,10 @@ def of(
         A key of `KINDS`: ``core``, ``hierarchy`` or ``whole``.
     on_round : callable, optional
         As `contract` calls it, while the contraction is made.
-    xp : module
-        The array module that makes it, as `contract` takes it.
+    xp : module or callable
+        The array module that makes it, as `contract` takes it, or a function of ``graph``
+        that returns it (`engine.backends.device.contraction_module`), called only when
+        the contraction is made.
     cache : bool
         For a graph of at least `DISK_MIN_NODES` nodes, read the contraction from the cache
         folder (`engine.graphs.io.cache_dir`) when an earlier process kept it there, else keep it
@@ -487,6 +489,8 @@ def of(
     made = _made[kind]
     if graph not in made:
         limits = KINDS[kind]
+        if callable(xp):
+            xp = xp(graph)
         try:
             if cache and graph.n_nodes >= DISK_MIN_NODES:
                 made[graph] = io.through_cache(

@@ -254,7 +254,7 @@ def sssp(
     searched, core, search_target, setup_s = graph, None, target, 0.0
     if m.contracted:
         start = time.perf_counter()
-        core = contraction.of(graph, m.contraction, xp=_backend.contraction_module(graph))
+        core = contraction.of(graph, m.contraction, xp=_backend.contraction_module)
         setup_s = time.perf_counter() - start
         # Δ and its rule in the search graph's terms (its own heuristic, bounds and type)
         searched = core.graph

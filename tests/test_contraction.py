@@ -86,9 +86,10 @@ def test_with_no_limits_nothing_is_left_a_whole_hierarchy(seed, n, density, max_
 @given(n=st.integers(1, 60), **RANDOM_GRAPH)
 def test_phasts_trees_equal_scipy_on_every_kind_of_contraction(seed, n, density, max_weight):
     """`contraction.trees`, the NumPy twin of kernels/phast.cu: laid out by rank, every arc
-    up comes from a lower level (or from the core into the core), every arc down from a
-    higher one, and each column is SciPy's tree, on each kind of contraction (a core's arcs
-    relaxed until nothing changes)."""
+    up comes from a lower level (or from the core into the core: a core node's arcs stay in
+    the core, so kernel phast_tree's table of the core holds every path through it), every
+    arc down from a higher one, and each column is SciPy's tree, on each kind of contraction
+    (a core's arcs relaxed until nothing changes)."""
     rng = np.random.default_rng(seed)
     g = random_graph(rng, n, int(density * n), max_weight)
     sources = rng.integers(0, n, size=5)
@@ -258,6 +259,18 @@ def test_near_far_core_and_phast_match_dijkstra(backend, delta, method):
         r = sssp(g, source, method=method, backend=backend, delta=delta)
         assert np.array_equal(r.distances, _reference(g, source))
         assert r.graph is g
+
+
+def test_of_asks_for_its_array_module_only_when_it_makes_the_contraction():
+    g = grid_graph(8, 8, seed=2)
+    asked = []
+
+    def xp(graph):
+        asked.append(graph)
+        return np
+
+    c = contraction.of(g, "hierarchy", xp=xp)
+    assert contraction.of(g, "hierarchy", xp=xp) is c and asked == [g]
 
 
 def test_near_far_core_counts_the_sweep(backend):

@@ -3,6 +3,7 @@ memory is checked before upload."""
 
 import numpy as np
 import pytest
+from scipy.sparse.csgraph import dijkstra
 
 import engine
 from engine import sssp
@@ -249,3 +250,36 @@ def test_auto_backend_crossover():
     assert small.n_nodes < AUTO_GPU_MIN_NODES <= big.n_nodes
     assert sssp(small, 0).backend == "cpu"
     assert sssp(big, 0).backend == "gpu"
+
+
+@pytest.mark.parametrize(
+    ("max_weight", "dtype"), [(0, np.uint32), (40, np.uint32), (2**31, np.uint64)]
+)
+def test_phasts_one_tree_by_the_cores_table_equals_the_searched_core(
+    max_weight, dtype, monkeypatch
+):
+    # Zero weights, unreachable parts (a sparse random graph) and 64-bit distances; kernel
+    # phast_tree (climb, core table, sweep) against the core searched (a core too large).
+    g = random_graph(np.random.default_rng(3), 3_000, 9_000, max_weight=max_weight)
+    c = engine.contraction.of(g, "hierarchy")
+    spec = RunSpec(c.graph, 0, METHODS["phast"], 1, 64, None, c.graph.distance_dtype(), None,
+                   contraction=c)  # fmt: skip
+    assert c.n_core > 0 and spec.dtype == dtype and _gpu.tree_by_table(spec)
+    monkeypatch.setattr(_gpu, "CORE_TABLE_NODES", c.n_core - 1)
+    assert not _gpu.tree_by_table(spec)
+    for source in (0, 17, 2_999, int(np.flatnonzero(c.round_of < 0)[0])):  # a core node too
+        reference = sssp(g, source, method="dijkstra").distances
+        assert (reference == engine.UNREACHABLE).any()
+        searched = sssp(g, source, method="phast", backend="gpu").distances
+        monkeypatch.setattr(_gpu, "CORE_TABLE_NODES", c.n_core)
+        by_table = sssp(g, source, method="phast", backend="gpu")
+        monkeypatch.setattr(_gpu, "CORE_TABLE_NODES", c.n_core - 1)
+        np.testing.assert_array_equal(searched, reference)
+        np.testing.assert_array_equal(by_table.distances, reference)
+        assert by_table.counters.edges_relaxed > c.n_down
+    # The table (Floyd and Warshall on the GPU) is SciPy's distances within the core.
+    core = engine.contraction.levels(c).nodes[: c.n_core]
+    within = dijkstra(c.graph.scipy_matrix()[core][:, core], directed=True)
+    table = np.full(within.shape, np.iinfo(dtype).max, dtype=dtype)
+    table[np.isfinite(within)] = within[np.isfinite(within)]
+    np.testing.assert_array_equal(_gpu._core_table(c, dtype).get(), table)

@@ -22,6 +22,12 @@ search, or hands over to the batches above when a ring and its held list fill. R
 is recorded by phase (`engine.backends.gpu_rows.record_phases`); a recorded search that
 would hand over, or a GPU without clusters, runs the synchronous twin recorded by iteration
 instead, from which the recording by phase is made as on the CPU.
+
+``phast``'s one tree, not recorded, on a hierarchy whose core takes a table of every pair
+(`CORE_TABLE_NODES`), is one cooperative launch of ``phast_tree`` (`phast_tree`): the climb
+from the source level by level in one block, the core from the table, the sweep down, the
+distances into the host's memory. Otherwise it searches like ``near_far_async``, one band,
+and sweeps (``sweep_down``) as ``near_far_core`` does.
 """
 
 from __future__ import annotations
@@ -76,7 +82,7 @@ from engine.backends.gpu_rows import (
     record_phases,
 )
 from engine.contraction import Contraction
-from engine.graphs.csr import CSRGraph
+from engine.graphs.csr import UNREACHABLE, CSRGraph
 from engine.methods import METHODS, SEGMENTS, Counters, RunSpec
 from engine.recording import PHASE_FIELDS, Recording
 
@@ -102,9 +108,17 @@ ASYNC_SUB, ASYNC_SUB_WIDTH, HELD_CAPACITY = 4, 4, 8192
 #: A cluster batch ends once the frontier exceeds CLUSTER_MAX entries; a grid batch ends once
 #: it falls below GRID_MIN (decisions/0006 has the measurements behind both).
 CLUSTER_MAX, GRID_MIN = 8192, 2048
+#: Method phast's one tree takes its core's distances from a table of every pair (kernel
+#: ``phast_tree``) where the core has at most this many nodes (a table of 256 MB at 32 bits,
+#: made once by Floyd and Warshall in about a second); a larger core is searched (PACE NE's
+#: hierarchy keeps 4,082 nodes; the 16M-node city's, 340,331).
+CORE_TABLE_NODES = 8192
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _sweeps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_climbs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_levels: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _steps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -192,13 +206,25 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
             required += 8 * len(PHASE_FIELDS) * (graph.n_nodes + 1) + 4 * graph.n_nodes
     if spec.contraction is not None:  # the sweep's arcs (and each node's own) and chunks
         required += (spec.contraction.n_down + spec.contraction.order.size) * 20
+    if tree_by_table(spec):  # the climb's levels and lists, and the core's table
+        required += 12 * graph.n_nodes + spec.contraction.n_core**2 * spec.dtype.itemsize
     device_graph(graph, required)
     _uploads[graph].arcs(graph, spec.split if spec.light_heavy else None)
     if spec.contraction is not None:
         _device_sweep(spec.contraction)
+    if tree_by_table(spec):
+        _device_climb(spec.contraction)
+        _core_table(spec.contraction, spec.dtype)
     gpu_kernels.module()  # compiled before the search is timed
     _backend.cupy().cuda.Device().synchronize()
     return time.perf_counter() - start
+
+
+def _layout(c: Contraction) -> contraction.Levels:
+    """``c`` laid out by rank (`engine.contraction.levels`), made once."""
+    if c not in _levels:
+        _levels[c] = contraction.levels(c)
+    return _levels[c]
 
 
 def _device_sweep(c: Contraction) -> tuple:
@@ -208,7 +234,7 @@ def _device_sweep(c: Contraction) -> tuple:
         from engine.backends.gpu_phast import chunks
 
         cp = _backend.cupy()
-        lv = contraction.levels(c)
+        lv = _layout(c)
         levels, firsts, heads, tails, weights = chunks(
             lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts
         )
@@ -221,6 +247,95 @@ def _device_sweep(c: Contraction) -> tuple:
             cp.asarray(weights),
         )
     return _sweeps[c]
+
+
+def tree_by_table(spec: RunSpec) -> bool:
+    """Whether kernel ``phast_tree`` makes the tree of ``spec``: method phast's one tree,
+    not recorded, on a hierarchy whose core takes a table (`CORE_TABLE_NODES`)."""
+    c = spec.contraction
+    return (
+        spec.method.contraction == "hierarchy"
+        and spec.recording is None
+        and c.n_core <= CORE_TABLE_NODES
+    )
+
+
+def _device_climb(c: Contraction) -> tuple:
+    """Kernel ``phast_tree``'s climb and core arguments for ``c`` (uploaded once): each
+    node's level (``int32``; 0 the core), the levels' rank ranges (``int64``), each node's
+    rank (a core node's is its row of the table) and the node of each core rank."""
+    if c not in _climbs:
+        cp = _backend.cupy()
+        lv = _layout(c)
+        level_of = np.repeat(np.arange(lv.n_levels, dtype=np.int32), np.diff(lv.starts))
+        _climbs[c] = (
+            cp.asarray(level_of[lv.rank]),
+            cp.asarray(lv.starts),
+            cp.asarray(lv.rank.astype(np.int32)),
+            cp.asarray(lv.nodes[: c.n_core].astype(np.int32)),
+        )
+    return _climbs[c]
+
+
+def _core_table(c: Contraction, dtype: np.dtype):
+    """The distances between ``c``'s core nodes through the core (a row a core rank, of
+    ``dtype``, its maximum where none; a core node's arcs stay in the core), made once on
+    the GPU by Floyd and Warshall (kernel ``core_table_step``); None without a core."""
+    key = np.dtype(dtype)
+    tables = _tables.setdefault(c, {})
+    if key not in tables:
+        tables[key] = None
+        k = c.n_core
+        if k:
+            cp = _backend.cupy()
+            lv, g = _layout(c), c.graph
+            core = lv.nodes[:k]
+            degree = g.indptr[core + 1] - g.indptr[core]
+            first = np.repeat(g.indptr[core] - np.cumsum(degree) + degree, degree)
+            arcs = first + np.arange(int(degree.sum()))
+            table = np.full((k, k), np.iinfo(key).max, dtype=key)
+            rows = np.repeat(np.arange(k), degree)
+            np.minimum.at(table, (rows, lv.rank[g.indices[arcs]]), g.weights[arcs].astype(key))
+            np.fill_diagonal(table, 0)
+            table = cp.asarray(table)
+            for through in range(k):
+                launch_elementwise(
+                    "core_table_step", key, k * k, (table, np.int64(k), np.int64(through))
+                )
+            tables[key] = table
+    return tables[key]
+
+
+def phast_tree(spec: RunSpec):
+    """Method phast's one tree in one launch of kernel ``phast_tree`` (`tree_by_table`);
+    the same return as `run`."""
+    cp = _backend.cupy()
+    graph, c, dtype = spec.graph, spec.contraction, spec.dtype
+    n = graph.n_nodes
+    dev = _uploads[graph]
+    levels, n_levels, firsts, heads, tails, weights = _device_sweep(c)
+    level_of, starts, rank, core_nodes = _device_climb(c)
+    table = _core_table(c, dtype)
+    dist = cp.empty(n, dtype=dtype)
+    lists = cp.empty(n, dtype=np.int32)
+    counts = cp.empty(int(n_levels) + 4, dtype=np.uint32)
+    out = _backend.pinned_empty(n, np.int64)
+    tally = _backend.pinned_empty(2, np.uint64)
+    args = (
+        dist, np.int64(n), np.int64(spec.source), level_of, starts, lists, counts,
+        dev.indptr, dev.indices, dev.weights, rank, core_nodes, np.int32(c.n_core),
+        0 if table is None else table, levels, n_levels, firsts, heads, tails, weights,
+        _backend.host_pointer(out), np.int64(UNREACHABLE), _backend.host_pointer(tally),
+    )  # fmt: skip
+    launch_elementwise("phast_tree", dtype, n, args)
+    cp.cuda.get_current_stream().synchronize()
+    counters = Counters(
+        phases=1,
+        host_syncs=1,
+        # the climb's arcs, and the table's entries read for each core node reached
+        edges_relaxed=int(tally[0]) + int(tally[1]) * c.n_core,
+    )
+    return out, counters, int(np.iinfo(dtype).max)
 
 
 def _device_steps(c: Contraction):
@@ -255,6 +370,8 @@ def run(
     if ring_capacity & (ring_capacity - 1):
         msg = f"ring_capacity must be a power of two, got {ring_capacity}"
         raise ValueError(msg)
+    if tree_by_table(spec):
+        return phast_tree(spec)
     cp = _backend.cupy()
     graph, dtype, rec = spec.graph, spec.dtype, spec.recording
     synchronous = dict(pile_capacity=pile_capacity, blocks=blocks, scope=scope,

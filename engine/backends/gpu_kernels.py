@@ -78,7 +78,14 @@ def records_of(spec: RunSpec, recording: bool) -> int:
 #: Grid-stride kernels around a search: its starting state, its end (the int64 distances
 #: and a recording's stamps), on a contraction's core the sweep before that end, and a
 #: recording by phase's stamps.
-ELEMENTWISE = ("search_init", "finish_search", "sweep_down", "phase_stamps")
+ELEMENTWISE = (
+    "search_init",
+    "finish_search",
+    "sweep_down",
+    "phase_stamps",
+    "phast_tree",
+    "core_table_step",
+)
 
 
 @functools.cache

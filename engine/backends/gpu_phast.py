@@ -62,7 +62,7 @@ KIND = "whole"
 def hierarchy(graph: CSRGraph) -> contraction.Contraction:
     """``graph``'s whole contraction hierarchy (`KIND`), made once (on the GPU where it has
     the memory) and kept in the cache folder for large graphs."""
-    return contraction.of(graph, KIND, xp=_backend.contraction_module(graph))
+    return contraction.of(graph, KIND, xp=_backend.contraction_module)
 
 
 def store_of(graph: CSRGraph, parents: bool) -> str | None:

@@ -233,7 +233,7 @@ def benchmark_batch(
         options = dict(method=method, backend=backend, delta=delta, batch_size=batch_size)
         say(f"{graph.name}: {method}, {repeats} × {len(starts):,} trees")
         kind = searched_kind(graph, method, backend)
-        made = contraction.of(graph, kind, xp=_backend.contraction_module(graph)) if kind else None
+        made = contraction.of(graph, kind, xp=_backend.contraction_module) if kind else None
         warm = many_to_many(graph, starts[:8], **options)
         batched = warm.backend == "gpu" and METHODS[warm.method].batched
         rates, kept, edges, identical = [], [], [], True

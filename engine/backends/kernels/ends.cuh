@@ -414,3 +414,115 @@ __global__ void sweep_down(D* dist, const long long* levels, int n_levels,
     if (if_done && !vload(&ctl[C_DONE])) return;
     sweep_levels(dist, levels, n_levels, firsts, heads, tails, weights);
 }
+
+// Method phast's one tree (engine/backends/gpu.py, phast_tree), on a hierarchy whose core
+// has a distance table (`core_table`): the climb from the source, level by level up, in
+// block 0 (a climb reaches a few nodes a level: PACE NY's 100-230 in all); the core's
+// distances from the core nodes the climb reached and the table; the sweep down
+// (sweep_levels). Node `v` is in level level_of[v] (0: the core; 1: the top), whose ranks
+// starts[l]..starts[l + 1] bound its list of nodes reached.
+template <typename D>
+__device__ void phast_climb(D* dist, long long source, const int* level_of,
+                            const long long* starts, int* lists, unsigned* counts,
+                            const long long* indptr, const int* indices,
+                            const unsigned* weights, unsigned long long* relaxed) {
+    const int top = level_of[source];
+    if (threadIdx.x == 0) {
+        dist[source] = 0;
+        lists[starts[top]] = (int)source;
+        counts[top] = 1;
+    }
+    __syncthreads();
+    unsigned long long arcs = 0;
+    for (int l = top; l >= 1; --l) {  // each arc up ends in a level above (lower l) or the core
+        const unsigned count = __ldcg(&counts[l]);
+        if (count) {
+            // A group of lanes a node (its arcs side by side): the warp's 32 for a few nodes.
+            const unsigned wide = count >= blockDim.x ? 1u : blockDim.x / count;
+            const unsigned per = min(32u, 1u << (31 - __clz(wide)));
+            const unsigned group = threadIdx.x / per, groups = blockDim.x / per;
+            for (unsigned k = group; k < count; k += groups) {
+                const int u = __ldcg(&lists[starts[l] + k]);
+                const D du = __ldcg(&dist[u]);  // final: every arc into u is from below
+                const long long a1 = indptr[u + 1];
+                for (long long a = indptr[u] + threadIdx.x % per; a < a1; a += per) {
+                    const int h = indices[a];
+                    const int lh = level_of[h];
+                    if (atomicMin(&dist[h], (D)(du + (D)weights[a])) == inf_of<D>()) {
+                        lists[starts[lh] + atomicAdd(&counts[lh], 1u)] = h;  // reached first
+                    }
+                    ++arcs;
+                }
+            }
+        }
+        __syncthreads();
+    }
+    if (arcs) atomicAdd(relaxed, arcs);
+}
+
+template <typename D>
+__global__ void phast_tree(D* dist, long long n, long long source, const int* level_of,
+                           const long long* starts, int* lists, unsigned* counts,
+                           const long long* indptr, const int* indices, const unsigned* weights,
+                           const int* core_rank, const int* core_nodes, int n_core,
+                           const D* table, const long long* levels, int n_levels,
+                           const long long* firsts, const int* heads, const int* tails,
+                           const unsigned* down_weights, long long* out, long long unreachable,
+                           unsigned long long* tally) {
+    cg::grid_group grid = cg::this_grid();
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    // counts: a count a level, then (8-byte aligned) the climb's arcs relaxed.
+    unsigned long long* relaxed = (unsigned long long*)&counts[(n_levels + 2) & ~1];
+    for (long long i = first; i < n; i += stride) dist[i] = inf_of<D>();
+    for (long long i = first; i < n_levels + 4; i += stride) counts[i] = 0;
+    grid.sync();
+    if (blockIdx.x == 0) {
+        phast_climb(dist, source, level_of, starts, lists, counts, indptr, indices, weights,
+                    relaxed);
+    }
+    grid.sync();
+    // The core: each core node's least d(e) + table[e][v] over the core nodes e the climb
+    // reached (a core node's arcs stay in the core), a slice of them a thread. A d(e) that
+    // another thread lowers meanwhile is still a path's length: the least is the same.
+    const unsigned entries = n_core ? __ldcg(&counts[0]) : 0;
+    const long long slices = max(1LL, stride / max(n_core, 1));
+    for (long long t = first; t < n_core * slices; t += stride) {
+        const int v = (int)(t % n_core);
+        D best = inf_of<D>();
+        for (long long k = t / n_core; k < entries; k += slices) {
+            const int e = __ldcg(&lists[k]);  // level 0's list (starts[0] is 0)
+            const D de = __ldcg(&dist[e]);
+            const D w = table[(long long)core_rank[e] * n_core + v];
+            if (w != inf_of<D>()) best = min(best, (D)(de + w));
+        }
+        if (best != inf_of<D>()) atomicMin(&dist[core_nodes[v]], best);
+    }
+    grid.sync();
+    sweep_levels(dist, levels, n_levels, firsts, heads, tails, down_weights);
+    grid.sync();
+    for (long long i = first; i < n; i += stride) {
+        out[i] = dist[i] == inf_of<D>() ? unreachable : (long long)dist[i];
+    }
+    if (first == 0) {
+        tally[0] = __ldcg(relaxed);
+        tally[1] = entries;
+    }
+}
+
+// Kernel core_table_step: step k of Floyd and Warshall over a core's n_core × n_core table,
+// a row a block: each entry the least of itself and its path through core node k (a sum that
+// wraps is none). Row k and column k stay as they are (the table's diagonal is 0).
+template <typename D>
+__global__ void core_table_step(D* table, long long n_core, long long k) {
+    const D* through = table + k * n_core;
+    for (long long r = blockIdx.x; r < n_core; r += gridDim.x) {
+        D* row = table + r * n_core;
+        const D a = row[k];
+        if (a == inf_of<D>()) continue;
+        for (long long c = threadIdx.x; c < n_core; c += blockDim.x) {
+            const D b = through[c], sum = (D)(a + b);
+            if (b != inf_of<D>() && sum >= a && sum < row[c]) row[c] = sum;
+        }
+    }
+}
