@@ -2,15 +2,13 @@
 
 For each method the searches start from the same seeded sources. Times are end to end: from
 the `sssp` call to int64 distances on the host, the graph upload and kernel compilation
-excluded (done by the first of the warm-up runs, `WARM_S`, and reported apart as
-``setup_s``). SciPy's Dijkstra runs on a ``csr_array`` built once, from the same sources,
-in the same process, so the ratio compares two measurements taken side by side. Every
-distance array is compared with SciPy's.
+excluded (done by a warm-up run and reported apart as ``setup_s``). SciPy's Dijkstra runs on
+a ``csr_array`` built once, from the same sources, in the same process, so the ratio compares
+two measurements taken side by side. Every distance array is compared with SciPy's.
 """
 
 from __future__ import annotations
 
-import itertools
 import statistics
 import time
 
@@ -24,10 +22,6 @@ from engine.search import DEFAULT_BATCH, UNREACHABLE, from_scipy, shortest_path_
 from engine.studies.experiments import seeded_sources
 
 ITERATIVE = names(iterative=True)
-#: Seconds each method runs from the sources in turn before it is timed (once at least: the
-#: upload and the kernels' compilation). After SciPy's references the GPU machine had idled
-#: for seconds, and the first sub-millisecond searches ran slower (decisions/0093).
-WARM_S = 0.2
 #: The methods that can be recorded (the asynchronous ones by phase): `names`.
 RECORDABLE = names(recordable=True)
 
@@ -115,22 +109,15 @@ def benchmark(
     sync_us = sync_scope = None
     rows = []
     for method in methods:
-        warm_until = time.perf_counter() + WARM_S
-        runs = (
-            sssp(
-                graph,
-                int(starts[k % len(starts)]),
-                method=method,
-                backend=backend,
-                delta=delta,
-                batch_size=batch_size,
-                record=record,
-            )
-            for k in itertools.count()
+        warm = sssp(
+            graph,
+            int(starts[0]),
+            method=method,
+            backend=backend,
+            delta=delta,
+            batch_size=batch_size,
+            record=record,
         )
-        warm = next(runs)  # the upload and the kernels' compilation: its setup_s
-        while time.perf_counter() < warm_until:
-            next(runs)
         if warm.backend == "gpu" and sync_us is None:
             from engine.backends import gpu_kernels as _gpu
 
