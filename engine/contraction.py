@@ -454,6 +454,7 @@ KINDS = {
 }
 
 _made: dict[str, weakref.WeakKeyDictionary] = {k: weakref.WeakKeyDictionary() for k in KINDS}
+_levels: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: The arrays of a `Contraction` file besides its search graph's.
 _ARRAYS = ("round_of", "order", "round_starts", "down_indptr", "down_tails", "down_weights")
@@ -626,7 +627,13 @@ class Levels:
 
 
 def levels(c: Contraction) -> Levels:
-    """``c`` laid out by rank (`Levels`)."""
+    """``c`` laid out by rank (`Levels`), made once for as long as ``c`` lives."""
+    if c not in _levels:
+        _levels[c] = _laid_out(c)
+    return _levels[c]
+
+
+def _laid_out(c: Contraction) -> Levels:
     n = c.round_of.size
     core = np.flatnonzero(c.round_of < 0)
     nodes = np.concatenate([core, c.order]).astype(np.int64)
@@ -650,13 +657,40 @@ def levels(c: Contraction) -> Levels:
     )
 
 
-def trees(c: Contraction, sources: np.ndarray) -> np.ndarray:
+def swept_for(lv: Levels, targets) -> np.ndarray:
+    """RPHAST's restriction (Delling, Goldberg and Werneck, ALENEX 2011): the ranks whose
+    distances the sweep needs for those of ``targets`` (CSR indices) only: the targets' own
+    and, from the bottom level up, the tails of the arcs down into each rank needed
+    (``bool`` by rank; a core rank's distance is the search's)."""
+    need = np.zeros(lv.rank.size, dtype=bool)
+    need[lv.rank[np.asarray(targets, dtype=np.int64)]] = True
+    for level in range(lv.n_levels - 1, 0, -1):
+        lo = int(lv.starts[level])
+        heads = lo + np.flatnonzero(need[lo : int(lv.starts[level + 1])])
+        first = lv.down_ptr[heads]
+        need[lv.down_tails[_ranges(np, first, lv.down_ptr[heads + 1] - first)[1]]] = True
+    return need
+
+
+def restricted(lv: Levels, need: np.ndarray) -> Levels:
+    """``lv`` with arcs down into the ranks ``need`` says only (`swept_for`)."""
+    degree = np.diff(lv.down_ptr)
+    keep = np.repeat(need, degree)
+    ptr = np.zeros(lv.down_ptr.size, dtype=np.int64)
+    np.cumsum(np.where(need, degree, 0), out=ptr[1:])
+    return dataclasses.replace(
+        lv, down_ptr=ptr, down_tails=lv.down_tails[keep], down_weights=lv.down_weights[keep]
+    )
+
+
+def trees(c: Contraction, sources: np.ndarray, targets: np.ndarray | None = None) -> np.ndarray:
     """PHAST's trees from ``sources`` (one a column: ``int64``, nodes × sources,
     `UNREACHABLE` where unreached), the NumPy twin of ``kernels/phast.cu``: each node's
     least ``d(u) + w`` over its arcs up, the bottom level first (the search up from each
     source, as a pass over every level, where the kernel pushes from the nodes reached
-    only: the same values), the core's arcs relaxed until nothing changes, then `sweep`
-    down."""
+    only: the same values), the core's arcs relaxed until nothing changes, then the sweep
+    down a level at a time. With ``targets`` the sweep visits only what their distances
+    need (`swept_for`), and their rows alone come back (targets × sources)."""
     lv = levels(c)
     n, k = c.round_of.size, len(sources)
     table = np.full((n, k), UNREACHABLE, dtype=np.int64)
@@ -673,6 +707,12 @@ def trees(c: Contraction, sources: np.ndarray) -> np.ndarray:
         up(int(lv.starts[level]), int(lv.starts[level + 1]))
     while lv.starts[1] > 0 and up(0, int(lv.starts[1])):
         pass
-    dist = table[lv.rank]
-    sweep(c, dist)
-    return dist
+    down = lv if targets is None else restricted(lv, swept_for(lv, targets))
+    for level in range(1, lv.n_levels):
+        lo, hi = int(lv.starts[level]), int(lv.starts[level + 1])
+        a, b = int(down.down_ptr[lo]), int(down.down_ptr[hi])
+        heads = np.repeat(np.arange(lo, hi), np.diff(down.down_ptr[lo : hi + 1]))
+        _lower(table, heads, down.down_tails[a:b], down.down_weights[a:b])
+    if targets is None:
+        return table[lv.rank]
+    return table[lv.rank[np.asarray(targets, dtype=np.int64)]]

@@ -103,6 +103,8 @@ def test_phasts_trees_equal_scipy_on_every_kind_of_contraction(seed, n, density,
         many = contraction.trees(c, sources)
         for j, source in enumerate(sources):
             assert np.array_equal(many[:, j], _reference(g, int(source)))
+        targets = rng.integers(0, n, size=3)  # RPHAST: the sweep restricted to their needs
+        np.testing.assert_array_equal(contraction.trees(c, sources, targets), many[targets])
 
 
 @property_settings(60)

@@ -104,8 +104,19 @@ def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
     np.testing.assert_array_equal(dist.get(), contraction.trees(c, sources).T)
     assert (counters.get() == [c.graph.n_arcs + c.n_down, c.n_rounds + 1]).all()
     columns = np.array([5, 399, 0, 5])
-    part, _, _ = gpu_phast.rows(g, sources[:3], columns, cluster=cluster)
+    part, _, whole = gpu_phast.rows(g, sources[:3], columns, cluster=cluster)  # too few
     np.testing.assert_array_equal(part.get(), reference[:3][:, columns])
+    assert (whole.get()[:, 0] == c.graph.n_arcs + c.n_down).all()  # sources to restrict
+    monkeypatch.setattr(gpu_phast, "FILL", 3)
+    part, _, fewer = gpu_phast.rows(g, sources[:3], columns, cluster=cluster)
+    np.testing.assert_array_equal(part.get(), reference[:3][:, columns])
+    assert (fewer.get()[:, 0] < c.graph.n_arcs + c.n_down).all()  # RPHAST: a restricted sweep
+    part, _, kept = gpu_phast.rows(g, sources[:2], columns, cluster=cluster)  # kept: used
+    np.testing.assert_array_equal(part.get(), reference[:2][:, columns])
+    assert (kept.get()[:, 0] == fewer.get()[0, 0]).all()
+    columns = np.array([7, 8])  # another restriction replaces the one kept
+    part, _, _ = gpu_phast.rows(g, sources, columns, cluster=cluster)
+    np.testing.assert_array_equal(part.get(), reference[:, columns])
     # On a contraction that leaves a core, the core's arcs are relaxed until nothing changes.
     other = _awkward_graph(9)
     core = contraction.contract(other)

@@ -118,7 +118,6 @@ _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _sweeps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _climbs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_levels: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _steps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -220,13 +219,6 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
     return time.perf_counter() - start
 
 
-def _layout(c: Contraction) -> contraction.Levels:
-    """``c`` laid out by rank (`engine.contraction.levels`), made once."""
-    if c not in _levels:
-        _levels[c] = contraction.levels(c)
-    return _levels[c]
-
-
 def _device_sweep(c: Contraction) -> tuple:
     """Kernel ``sweep_down``'s arguments for the contraction ``c`` (uploaded once): its
     levels' chunks of arcs down (`gpu_phast.chunks`), heads and tails as nodes."""
@@ -234,7 +226,7 @@ def _device_sweep(c: Contraction) -> tuple:
         from engine.backends.gpu_phast import chunks
 
         cp = _backend.cupy()
-        lv = _layout(c)
+        lv = contraction.levels(c)
         levels, firsts, heads, tails, weights = chunks(
             lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts
         )
@@ -266,7 +258,7 @@ def _device_climb(c: Contraction) -> tuple:
     rank (a core node's is its row of the table) and the node of each core rank."""
     if c not in _climbs:
         cp = _backend.cupy()
-        lv = _layout(c)
+        lv = contraction.levels(c)
         level_of = np.repeat(np.arange(lv.n_levels, dtype=np.int32), np.diff(lv.starts))
         _climbs[c] = (
             cp.asarray(level_of[lv.rank]),
@@ -288,7 +280,7 @@ def _core_table(c: Contraction, dtype: np.dtype):
         k = c.n_core
         if k:
             cp = _backend.cupy()
-            lv, g = _layout(c), c.graph
+            lv, g = contraction.levels(c), c.graph
             core = lv.nodes[:k]
             degree = g.indptr[core + 1] - g.indptr[core]
             first = np.repeat(g.indptr[core] - np.cumsum(degree) + degree, degree)

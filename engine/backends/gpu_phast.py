@@ -16,6 +16,7 @@ The same calls as `engine.backends.gpu_many` (`store_of`, `row_bytes`, `rows`), 
 from __future__ import annotations
 
 import functools
+import hashlib
 import weakref
 
 import numpy as np
@@ -33,13 +34,17 @@ CHUNK = 32
 #: trees a second on PACE NY and NE (1,000 sources, H200: decisions/0091).
 CLUSTER = 4
 #: Sources a launch needs to fill an H100 or H200: 32 groups, 128 blocks in clusters of 4,
-#: about one a multiprocessor (a task of a distributed matrix takes at least as many).
+#: about one a multiprocessor (a task of a distributed matrix takes at least as many). A
+#: matrix with columns restricts its sweep to them from this many sources on: on PACE NE
+#: making the restriction took 40-240 ms of the host and saved 17 ms a 1,000 sources
+#: (decisions/0095).
 FILL = 32 * PHAST_TREES
 #: The row store: 32- or 64-bit distances as the hierarchy's bound needs.
 STORE = "phast"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "u64"}
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_restricted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @functools.cache
@@ -132,17 +137,34 @@ def pushes(lv: contraction.Levels) -> tuple[np.ndarray, ...]:
     return level_of, out_ptr, heads[by_tail], lv.up_weights[by_tail]
 
 
+def _device_down(c: contraction.Contraction, columns, n_sources: int) -> tuple | None:
+    """The arcs down the sweep reads for the distances of ``columns`` only (RPHAST:
+    `engine.contraction.swept_for`), as chunks on the device, and how many; the last made
+    is kept, as a matrix's chunks of sources share their columns. None where making them
+    would cost more than they save: fewer than `FILL` sources, unless kept."""
+    key = hashlib.sha256(np.ascontiguousarray(columns, dtype=np.int64)).hexdigest()
+    if _restricted.get(c, (None,))[0] != key:
+        if n_sources < FILL:
+            return None
+        lv = contraction.levels(c)
+        low = contraction.restricted(lv, contraction.swept_for(lv, columns))
+        down = chunks(low.down_ptr, low.down_tails, low.down_weights, low.starts)
+        cp = _backend.cupy()
+        _restricted[c] = (key, tuple(cp.asarray(a) for a in down), int(low.down_tails.size))
+    return _restricted[c][1:]
+
+
 def _device(c: contraction.Contraction) -> tuple:
     """The hierarchy's ranks, levels, arcs up by tail (`pushes`) and chunks (`chunks`: the
-    core's arcs in, the arcs down) on the device (uploaded once), its number of levels and
-    its arcs up and down."""
+    core's arcs in, the arcs down) on the device (uploaded once), its number of levels, its
+    arcs up and its arcs down."""
     if c not in _uploads:
         cp = _backend.cupy()
         lv = contraction.levels(c)
         up = chunks(lv.up_ptr, lv.up_tails, lv.up_weights, lv.starts)
         down = chunks(lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts)
         arrays = tuple(cp.asarray(a) for a in (lv.rank, lv.starts, *pushes(lv), *up, *down))
-        _uploads[c] = (arrays, lv.n_levels, int(lv.up_tails.size + lv.down_tails.size))
+        _uploads[c] = (arrays, lv.n_levels, int(lv.up_tails.size), int(lv.down_tails.size))
     return _uploads[c]
 
 
@@ -172,7 +194,11 @@ def rows(
         raise ValueError(msg)
     cp = _backend.cupy()
     c = hierarchy(graph)
-    (rank, *arrays), n_levels, n_arcs = _device(c)
+    (rank, *arrays), n_levels, n_up, n_down = _device(c)
+    restricted = None if columns is None else _device_down(c, columns, len(sources))
+    if restricted is not None:  # the sweep restricted to what the columns need
+        down, n_down = restricted
+        arrays[-len(down) :] = down
     dtype = np.dtype(c.graph.distance_dtype())
     n, m = graph.n_nodes, len(sources)
     groups = -(-m // PHAST_TREES)
@@ -204,6 +230,6 @@ def rows(
         into[...] = dist
         dist = into
     counters = cp.empty((m, 2), dtype=np.int64)
-    counters[:, 0] = n_arcs
+    counters[:, 0] = n_up + n_down
     counters[:, 1] = n_levels
     return dist, None, counters
