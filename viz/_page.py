@@ -173,6 +173,22 @@ def held(action: Callable[[], object]):
     return from_page(lambda *_event: action())
 
 
+def fill_after_load(box, make: Callable[[], object]):
+    """Put ``make()`` in ``box`` once a served page has loaded (on the document's next
+    tick), at once elsewhere; return ``box``. A part below the first picture (the charts)
+    then costs it nothing: its models are made, sent and drawn after it."""
+
+    def fill() -> None:
+        if not box.objects:
+            box.objects = [make()]
+
+    if served() is None:
+        fill()
+    else:
+        pn.state.onload(lambda: soon(fill))
+    return box
+
+
 def fill_when(box, make: Callable[[], object], owner, name: str, value: object = True):
     """Put ``make()`` in ``box`` (a Panel layout) the first time ``owner.<name>`` is
     ``value``, built then and kept; return ``box``. The parts of the page that are hidden

@@ -19,6 +19,7 @@ from bokeh.models import DataRange1d
 
 import engine
 from viz._page import (
+    fill_after_load,
     fill_when,
     freeze_while_open,
     no_delay,
@@ -94,9 +95,12 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
         return fill_when(box, made, session, "compare")
 
     def numbers(k: int) -> pn.Column:
+        """Stats and charts of run ``k``; A's charts come once the page has loaded, after
+        its first picture."""
+        charts = lambda: ChartsView(session, k, x_range=frames, y_ranges=counts)  # noqa: E731
         made = lambda: pn.Column(  # noqa: E731
             StatsCard(session, k),
-            ChartsView(session, k, x_range=frames, y_ranges=counts),
+            fill_after_load(pn.Column(sizing_mode="stretch_width"), charts) if k == 0 else charts(),
             sizing_mode="stretch_width",
         )
         if k == 0:
