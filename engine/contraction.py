@@ -625,6 +625,11 @@ class Levels:
     def n_levels(self) -> int:
         return int(self.starts.size - 1)
 
+    @property
+    def level(self) -> np.ndarray:
+        """``int32``: each rank's level."""
+        return np.repeat(np.arange(self.n_levels, dtype=np.int32), np.diff(self.starts))
+
 
 def levels(c: Contraction) -> Levels:
     """``c`` laid out by rank (`Levels`), made once for as long as ``c`` lives."""
@@ -696,11 +701,15 @@ def trees(c: Contraction, sources: np.ndarray, targets: np.ndarray | None = None
     table = np.full((n, k), UNREACHABLE, dtype=np.int64)
     table[lv.rank[np.asarray(sources, dtype=np.int64)], np.arange(k)] = 0
 
+    def pull(lo: int, hi: int, ptr, tails, weights) -> None:
+        """Lower ranks ``lo..hi`` over their arcs in (``ptr``, ``tails``, ``weights``)."""
+        a, b = int(ptr[lo]), int(ptr[hi])
+        heads = np.repeat(np.arange(lo, hi), np.diff(ptr[lo : hi + 1]))
+        _lower(table, heads, tails[a:b], weights[a:b])
+
     def up(lo: int, hi: int) -> bool:
-        a, b = int(lv.up_ptr[lo]), int(lv.up_ptr[hi])
-        heads = np.repeat(np.arange(lo, hi), np.diff(lv.up_ptr[lo : hi + 1]))
         was = table[lo:hi].copy()
-        _lower(table, heads, lv.up_tails[a:b], lv.up_weights[a:b])
+        pull(lo, hi, lv.up_ptr, lv.up_tails, lv.up_weights)
         return bool((table[lo:hi] < was).any())
 
     for level in range(lv.n_levels - 1, 0, -1):
@@ -710,9 +719,7 @@ def trees(c: Contraction, sources: np.ndarray, targets: np.ndarray | None = None
     down = lv if targets is None else restricted(lv, swept_for(lv, targets))
     for level in range(1, lv.n_levels):
         lo, hi = int(lv.starts[level]), int(lv.starts[level + 1])
-        a, b = int(down.down_ptr[lo]), int(down.down_ptr[hi])
-        heads = np.repeat(np.arange(lo, hi), np.diff(down.down_ptr[lo : hi + 1]))
-        _lower(table, heads, down.down_tails[a:b], down.down_weights[a:b])
+        pull(lo, hi, down.down_ptr, down.down_tails, down.down_weights)
     if targets is None:
         return table[lv.rank]
     return table[lv.rank[np.asarray(targets, dtype=np.int64)]]

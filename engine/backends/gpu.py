@@ -259,9 +259,8 @@ def _device_climb(c: Contraction) -> tuple:
     if c not in _climbs:
         cp = _backend.cupy()
         lv = contraction.levels(c)
-        level_of = np.repeat(np.arange(lv.n_levels, dtype=np.int32), np.diff(lv.starts))
         _climbs[c] = (
-            cp.asarray(level_of[lv.rank]),
+            cp.asarray(lv.level[lv.rank]),
             cp.asarray(lv.starts),
             cp.asarray(lv.rank.astype(np.int32)),
             cp.asarray(lv.nodes[: c.n_core].astype(np.int32)),
@@ -271,8 +270,9 @@ def _device_climb(c: Contraction) -> tuple:
 
 def _core_table(c: Contraction, dtype: np.dtype):
     """The distances between ``c``'s core nodes through the core (a row a core rank, of
-    ``dtype``, its maximum where none; a core node's arcs stay in the core), made once on
-    the GPU by Floyd and Warshall (kernel ``core_table_step``); None without a core."""
+    ``dtype``, its maximum where none), made once on the GPU by Floyd and Warshall (kernel
+    ``core_table_step``) from the core's arcs: the arcs into its ranks from its ranks
+    (`contraction.Levels`; a core node's arcs stay in the core); None without a core."""
     key = np.dtype(dtype)
     tables = _tables.setdefault(c, {})
     if key not in tables:
@@ -280,14 +280,12 @@ def _core_table(c: Contraction, dtype: np.dtype):
         k = c.n_core
         if k:
             cp = _backend.cupy()
-            lv, g = contraction.levels(c), c.graph
-            core = lv.nodes[:k]
-            degree = g.indptr[core + 1] - g.indptr[core]
-            first = np.repeat(g.indptr[core] - np.cumsum(degree) + degree, degree)
-            arcs = first + np.arange(int(degree.sum()))
+            lv = contraction.levels(c)
+            heads = np.repeat(np.arange(k), np.diff(lv.up_ptr[: k + 1]))
+            tails, weights = lv.up_tails[: heads.size], lv.up_weights[: heads.size]
+            inside = tails < k  # the others climb into the core
             table = np.full((k, k), np.iinfo(key).max, dtype=key)
-            rows = np.repeat(np.arange(k), degree)
-            np.minimum.at(table, (rows, lv.rank[g.indices[arcs]]), g.weights[arcs].astype(key))
+            np.minimum.at(table, (tails[inside], heads[inside]), weights[inside].astype(key))
             np.fill_diagonal(table, 0)
             table = cp.asarray(table)
             for through in range(k):

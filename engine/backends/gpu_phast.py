@@ -129,12 +129,11 @@ def pushes(lv: contraction.Levels) -> tuple[np.ndarray, ...]:
     """What the search up reads: each rank's level (``int32``) and its arcs up by tail
     (``out_ptr``, ``out_heads`` as ranks, ``out_weights``)."""
     n = lv.rank.size
-    level_of = np.repeat(np.arange(lv.n_levels, dtype=np.int32), np.diff(lv.starts))
     heads = np.repeat(np.arange(n, dtype=np.int32), np.diff(lv.up_ptr))
     by_tail = np.argsort(lv.up_tails, kind="stable")
     out_ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(lv.up_tails, minlength=n), out=out_ptr[1:])
-    return level_of, out_ptr, heads[by_tail], lv.up_weights[by_tail]
+    return lv.level, out_ptr, heads[by_tail], lv.up_weights[by_tail]
 
 
 def _device_down(c: contraction.Contraction, columns, n_sources: int) -> tuple | None:
