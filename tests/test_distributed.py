@@ -222,38 +222,3 @@ def test_graph_refs_travel_by_absolute_path(tmp_path, monkeypatch):
     assert distributed.GraphRef.of("g.gr").spec == str(tmp_path / "g.gr")
     assert distributed.GraphRef.of("helsinki").spec == "helsinki"
     assert load_graph(distributed.GraphRef.of("g.gr").spec).n_nodes == 2
-
-
-def test_a_pinned_worker_keeps_every_thread_on_its_cores():
-    """A ``local-gpu`` worker is kept on its GPU's cores (`engine.studies._affinity`): every
-    thread it has then, and those it starts later."""
-    code = (
-        "import os, threading, time\n"
-        "from engine.studies import _affinity\n"
-        "stop = threading.Event()\n"
-        "before = threading.Thread(target=stop.wait); before.start()\n"
-        "one = {min(os.sched_getaffinity(0))}\n"
-        "_affinity.pin(one)\n"
-        "after = threading.Thread(target=stop.wait); after.start()\n"
-        "tids = [int(t) for t in os.listdir('/proc/self/task')]\n"
-        "print(len(tids), all(os.sched_getaffinity(t) == one for t in tids))\n"
-        "stop.set()\n"
-        "_affinity.pin(set())  # nothing known: nothing changes\n"
-        "print(os.sched_getaffinity(0) == one)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    threads, all_pinned, kept = done.stdout.split()
-    assert int(threads) >= 3 and all_pinned == kept == "True", done.stdout
-
-
-@pytest.mark.gpu
-def test_local_gpu_workers_run_on_their_gpus_cores(city):
-    """Each worker's cores are its GPU's (`device.local_cpus`, where the machine lists
-    them; all of this process's otherwise)."""
-    with distributed.connect("local-gpu") as client:
-        seen = client.run(lambda: (os.sched_getaffinity(0), _backend.local_cpus()))
-    assert len(seen) == _backend.gpu_count()
-    for cores, local in seen.values():
-        assert cores == (local or os.sched_getaffinity(0))

@@ -1,8 +1,6 @@
 """GPU-only behaviour: kernels agree with the CPU twin, the far pile survives overflow,
 memory is checked before upload."""
 
-import os
-
 import numpy as np
 import pytest
 from scipy.sparse.csgraph import dijkstra
@@ -69,22 +67,6 @@ def test_device_name_and_setup_time():
     g = grid_graph(5, 5)
     r = sssp(g, 0, backend="gpu")
     assert "CPU" not in r.device and r.setup_s >= 0
-
-
-def test_a_gpu_s_cores_are_read_from_its_pci_device(tmp_path):
-    """`device.local_cpus`: the cores the kernel lists for the GPU's PCI device, those this
-    process may use; none where the machine does not say."""
-    from engine.backends import device
-
-    assert device.cpu_list("0-3,8,10-11\n") == {0, 1, 2, 3, 8, 10, 11}
-    assert device.cpu_list("") == set()
-    assert device.local_cpus(sysfs=tmp_path) == set()
-    cp = device.cupy()
-    bus = cp.cuda.runtime.deviceGetPCIBusId(cp.cuda.Device().id).lower()
-    (tmp_path / bus).mkdir()
-    mine = sorted(os.sched_getaffinity(0))
-    (tmp_path / bus / "local_cpulist").write_text(f"{mine[0]},{max(mine) + 1}\n")
-    assert device.local_cpus(sysfs=tmp_path) == {mine[0]}
 
 
 @pytest.mark.parametrize("scope", [None, "grid", "cluster"])

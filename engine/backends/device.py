@@ -72,31 +72,6 @@ def _gpu_name(device_id: int) -> str:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
-def local_cpus(*, sysfs: Path = Path("/sys/bus/pci/devices")) -> set[int]:
-    """The CPU cores next to this process's current GPU (its NUMA node's, as the kernel
-    lists them for its PCI device) that this process may run on; empty where unknown (no
-    GPU, no such file) or where the GPU is next to none of them."""
-    cp = _cupy_or_reason()[0]
-    if cp is None:
-        return set()
-    bus = cp.cuda.runtime.deviceGetPCIBusId(cp.cuda.Device().id).lower()
-    try:
-        listed = (sysfs / bus / "local_cpulist").read_text()
-    except OSError:
-        return set()
-    return cpu_list(listed) & os.sched_getaffinity(0)
-
-
-def cpu_list(text: str) -> set[int]:
-    """The cores of a kernel CPU list such as ``"0-15,32-47"``."""
-    cores: set[int] = set()
-    for part in text.strip().split(","):
-        if part:
-            lo, _, hi = part.partition("-")
-            cores.update(range(int(lo), int(hi or lo) + 1))
-    return cores
-
-
 def array_module(array) -> ModuleType:
     """NumPy for a NumPy array, CuPy for a CuPy one."""
     return np if isinstance(array, np.ndarray) else cupy()

@@ -9,8 +9,7 @@ again elsewhere when its worker dies, so a killed worker costs time, not rows.
 
 Clusters (`connect`): ``"local"`` starts processes on this machine (one thread each),
 ``"local-gpu"`` one worker per GPU of this machine (dask-cuda's ``LocalCUDACluster`` when it
-is installed, else workers each seeing one GPU through ``CUDA_VISIBLE_DEVICES`` and kept on
-the CPU cores next to it, `engine.studies._affinity`), and
+is installed, else workers each seeing one GPU through ``CUDA_VISIBLE_DEVICES``), and
 ``"tcp://HOST:PORT"`` joins a running scheduler (``dask scheduler``; workers started with
 ``dask worker`` or ``dask cuda worker``). Dask is imported only here, and only when used.
 """
@@ -149,11 +148,7 @@ def _gpu_cluster(distributed, workers: int | None, quiet: dict):
         specs = {
             k: {
                 "cls": distributed.Nanny,
-                "options": {
-                    "nthreads": 1,
-                    "env": {"CUDA_VISIBLE_DEVICES": str(k)},
-                    "preload": ["engine.studies._affinity"],  # on its GPU's cores
-                },
+                "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": str(k)}},
             }
             for k in range(count)
         }
