@@ -892,12 +892,12 @@ ON_SCREEN = """() => {
 CITY_IN_BOX = """() => {
   for (const doc of Bokeh.documents)
     for (const m of doc.all_models)
-      if (m.type === "Figure" && m.renderers.some(r => r.glyph && r.glyph.type === "ImageRGBA")) {
-        const g = m.renderers.find(r => r.glyph.type === "ImageRGBA").glyph;
+      if (m.type === "Figure" && m.renderers.some(r => r.glyph && r.glyph.type === "ImageURL")) {
+        const g = m.renderers.find(r => r.glyph.type === "ImageURL").glyph;
         const v = (p) => (typeof p === "object" ? p.value : p);
         const route = m.renderers.find(r => r.glyph && r.glyph.type === "Line");
-        return {w: v(g.dw) / (m.x_range.end - m.x_range.start),
-                h: v(g.dh) / (m.y_range.end - m.y_range.start),
+        return {w: v(g.w) / (m.x_range.end - m.x_range.start),
+                h: v(g.h) / (m.y_range.end - m.y_range.start),
                 route: route.visible ? route.data_source.data.x.length : 0};
       }
   return null;

@@ -75,9 +75,8 @@ class MapView(RunView):
 
             fig.add_tile(xyz.CartoDB.Positron, retina=True)
         if self._raster is None:
-            image, (x, y, dw, dh) = geo.roads_image(style.ROAD)
-            roads = fig.image_rgba(image=[image], x=x, y=y, dw=dw, dh=dh)
-            fig.x_range.renderers = fig.y_range.renderers = [roads]  # the ring never zooms out
+            url, (x, y, w, h) = geo.roads_image(style.ROAD)
+            fig.image_url(url=[url], x=x, y=y, w=w, h=h, anchor="bottom_left")
         self._ring = ColumnDataSource(dict(x=[0.0], y=[0.0], inner=[0.0], outer=[0.0]))
         fig.annulus(
             x="x",
@@ -112,6 +111,8 @@ class MapView(RunView):
                             marker="square", fill_color=self._fill(mappers))
                 for size, mappers in ((4, self._mappers), (5, self._top_mappers))
             )  # fmt: skip
+            # The map fits the nodes (the roads' extent): the ring never zooms it out.
+            fig.x_range.renderers = fig.y_range.renderers = [self._dots]
         else:
             self._image = ColumnDataSource(dict(url=[], x=[], y=[], w=[], h=[]))
             fig.image_url(url="url", x="x", y="y", w="w", h="h", anchor="bottom_left",
