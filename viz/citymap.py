@@ -37,6 +37,15 @@ def tiles_available() -> bool:
     return osm.online(timeout=2.0)
 
 
+def _frame_size(fig) -> tuple[int, int] | None:
+    """The plot frame's size in pixels as the browser laid ``fig`` out (None before)."""
+    try:
+        width, height = fig.inner_width, fig.inner_height
+    except (AttributeError, UnsetValueError):
+        return None
+    return (width, height) if width and height else None
+
+
 class MapView(RunView):
     """The city map of one run (``slot`` 0, or 1 in the comparison)."""
 
@@ -52,6 +61,7 @@ class MapView(RunView):
         self._layout = pn.Column(self._pane, self._note, sizing_mode="stretch_width")
         self._graph = None
         self._unsent = False  # a figure just built, not drawn on until it is on the page
+        self._laid_out_before = (0, 0)  # the size of the map a new one replaces
         session.param.watch(self._on_layer, "layer")
         session.param.watch(self._on_marked, "marked")
         session.param.watch(self._on_present, "present")
@@ -61,6 +71,7 @@ class MapView(RunView):
         loaded = self.session.loaded
         geo = loaded.geometry
         self._graph = loaded.graph
+        self._laid_out_before = _frame_size(self._pane.object) or (0, 0)  # the map it replaces
         if geo is None:
             self._layout[0] = self._empty
             return
@@ -115,6 +126,7 @@ class MapView(RunView):
             fig.x_range.renderers = fig.y_range.renderers = [self._dots]
         else:
             self._image = ColumnDataSource(dict(url=[], x=[], y=[], w=[], h=[]))
+            self._drawn = None  # the run, frame, layer and viewport of the image on show
             fig.image_url(url="url", x="x", y="y", w="w", h="h", anchor="bottom_left",
                           source=self._image)  # fmt: skip
             self._shown = None
@@ -144,6 +156,13 @@ class MapView(RunView):
                  text_baseline="middle", text_font_style="bold", text_font_size="12px")  # fmt: skip
         fig.on_event(Tap, self._on_tap)
         self._unsent = True
+        if self._raster is not None and self._laid_out_before != (0, 0) and self._run is not None:
+            # The first image goes with the figure (drawn before the page has it, as its
+            # first state), at the size of the map it replaces: a page opened by link showed
+            # the 1M-node city's first picture 0.5 s later, after the browser had laid the
+            # new map out and said so, and the roads were drawn then (issue 54).
+            self._on_view()
+            self._draw_raster(self._run, self.session.frame)
         self._pane.object = fig
         self._on_marked()
         self._layout[0] = self._pane
@@ -191,16 +210,14 @@ class MapView(RunView):
         Once the browser has laid the map out, the image has the plot frame's own size in
         pixels (drawn unscaled), and a view whose shape differs from the frame's (the first
         layout, a resize) is widened to it, so that the map keeps its shape, as Bokeh's
-        ``match_aspect`` does for the small graphs' glyphs.
+        ``match_aspect`` does for the small graphs' glyphs. Until then, a map that replaced
+        another takes that one's size.
         """
         fig = self._fig
         x0, x1, y0, y1 = fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end
         if events and isinstance(events[0], RangesUpdate):  # the ranges as the browser has them
             x0, x1, y0, y1 = events[0].x0, events[0].x1, events[0].y0, events[0].y1
-        try:
-            width, height = fig.inner_width, fig.inner_height
-        except UnsetValueError:
-            width = height = 0
+        width, height = _frame_size(fig) or self._laid_out_before
         if width and height:
             view = raster.widen_to(x0, x1, y0, y1, width / height)
             if not np.allclose(view, (x0, x1, y0, y1), rtol=0, atol=1e-6 * (x1 - x0)):
@@ -305,6 +322,11 @@ class MapView(RunView):
         if self._raster.viewport is None:
             self._on_view()  # the first frame: rasterise the roads of the whole graph
             return
+        v = self._raster.viewport
+        drawn = (frame, self.session.layer, v)
+        if self._drawn is not None and self._drawn[0] is run and self._drawn[1:] == drawn:
+            return  # on show already (sent with its figure)
+        self._drawn = (run, *drawn)
         rec = run.result.recording
         if self.session.layer != "states":
             image = self._raster.image(run.work(frame))
@@ -313,7 +335,6 @@ class MapView(RunView):
         else:
             image = self._raster.states_image(rec, run.clamp(frame))
         url = raster.png(image, self._raster_colors())
-        v = self._raster.viewport
         if v == self._shown:
             self._image.data["url"] = [url]  # one column replaced per frame
         else:
