@@ -173,10 +173,11 @@ def held(action: Callable[[], object]):
     return from_page(lambda *_event: action())
 
 
-def fill_after_load(box, make: Callable[[], object]):
-    """Put ``make()`` in ``box`` once a served page has loaded (on the document's next
-    tick), at once elsewhere; return ``box``. A part below the first picture (the charts)
-    then costs it nothing: its models are made, sent and drawn after it."""
+def fill_later(box, make: Callable[[], object]) -> Callable[[], None]:
+    """A function that puts ``make()`` in ``box`` at its first call, called at once where the
+    page is not served. A served page calls it once its link is open (`viz.app`): a part
+    below the first picture (the charts) is then made, sent and drawn after that picture,
+    and for the graph the link names, not first for the embedded city."""
 
     def fill() -> None:
         if not box.objects:
@@ -184,9 +185,7 @@ def fill_after_load(box, make: Callable[[], object]):
 
     if served() is None:
         fill()
-    else:
-        pn.state.onload(lambda: soon(fill))
-    return box
+    return fill
 
 
 def fill_when(box, make: Callable[[], object], owner, name: str, value: object = True):

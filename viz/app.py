@@ -13,13 +13,14 @@ come below the map.
 """
 
 import html
+from collections.abc import Callable
 
 import panel as pn
 from bokeh.models import DataRange1d
 
 import engine
 from viz._page import (
-    fill_after_load,
+    fill_later,
     fill_when,
     freeze_while_open,
     no_delay,
@@ -94,13 +95,17 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
         box = pn.Column(visible=visible, sizing_mode="stretch_width")
         return fill_when(box, made, session, "compare")
 
+    first_charts = pn.Column(sizing_mode="stretch_width")  # A's, once the link is open
+    fill_charts = fill_later(
+        first_charts, lambda: ChartsView(session, 0, x_range=frames, y_ranges=counts)
+    )
+
     def numbers(k: int) -> pn.Column:
-        """Stats and charts of run ``k``; A's charts come once the page has loaded, after
-        its first picture."""
-        charts = lambda: ChartsView(session, k, x_range=frames, y_ranges=counts)  # noqa: E731
+        """Stats and charts of run ``k``; A's charts come once the page's link is open,
+        after its first picture."""
         made = lambda: pn.Column(  # noqa: E731
             StatsCard(session, k),
-            fill_after_load(pn.Column(sizing_mode="stretch_width"), charts) if k == 0 else charts(),
+            first_charts if k == 0 else ChartsView(session, k, x_range=frames, y_ranges=counts),
             sizing_mode="stretch_width",
         )
         if k == 0:
@@ -209,7 +214,7 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
         styles={"flex": "1 1 360px"},
     )
     if served() is not None:
-        _when_loaded(session, loader, lessons)
+        _when_loaded(session, loader, lessons, fill_charts)
         page_scripts()
         quiet_closed_pages()
     # The map's column first, the drawer on its right; on a phone the drawer wraps below.
@@ -221,10 +226,13 @@ def _link() -> dict:
     return {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh")}
 
 
-def _when_loaded(session: Session, loader: Loader, lessons: Lessons) -> None:
+def _when_loaded(
+    session: Session, loader: Loader, lessons: Lessons, fill_charts: Callable[[], None]
+) -> None:
     """Open what the page's link says (if anything; a new graph loads with its progress
-    shown), then keep the link up to date; a link to a frame opens paused there, a link to
-    a lesson at its first step, any other page starts playing."""
+    shown), then make search A's charts and keep the link up to date; a link to a frame
+    opens paused there, a link to a lesson at its first step, any other page starts
+    playing."""
     link = _link()
 
     async def start() -> None:
@@ -232,6 +240,7 @@ def _when_loaded(session: Session, loader: Loader, lessons: Lessons) -> None:
         lesson = lesson_of(link)
 
         def settle() -> None:
+            fill_charts()  # after the first picture, of the graph the link names
             freeze_while_open()  # before playing: no long pauses of the garbage collector
             LinkKeeper(session).update()
             if lesson is not None:
