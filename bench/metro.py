@@ -17,7 +17,8 @@ as ``NE`` (1.5M nodes, no coordinates, ``random:1`` weights). A city already wri
   sessions on it (the graph is shared read-only; each session holds its own runs).
 
 ``browser`` (needs Debian's chromium) serves the app, opens the graph by ``?graph=`` in
-headless Chromium, and reports the page's load to first picture (cold: nothing cached) and
+headless Chromium, and reports the page's load to first picture (cold: nothing cached; on
+the page's own clock, to the frame that shows the graph's stats and the map's image) and
 the load stages the page showed meanwhile, how long the server then stays busy (the
 session's SciPy references, the cache), the frames per second the page paints while playing
 at 30 fps once it is not, the server's CPU time per second meanwhile, and its resident

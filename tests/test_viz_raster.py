@@ -268,7 +268,7 @@ def test_a_map_replacing_a_laid_out_one_sends_its_first_image_with_its_figure(
 ):
     """Issue 54: in a served page, a rasterised map that replaces one the browser has laid
     out is drawn at that one's size before the page has it, so its first image travels with
-    the figure; the browser's layout, the same size, sends it again."""
+    the figure; the browser's layout, the same size, does not send it again."""
     from viz import citymap, geometry
     from viz.state import GraphChoice, Session
 
