@@ -270,14 +270,16 @@ def test_a_map_replacing_a_laid_out_one_sends_its_first_image_with_its_figure(
     out is drawn at that one's size before the page has it, so its first image travels with
     the figure; the browser's layout, the same size, does not send it again."""
     from viz import citymap, geometry
-    from viz.state import GraphChoice, Session
+    from viz.state import Session
 
     monkeypatch.setattr(geometry, "RASTER_ABOVE", 1_000)
     monkeypatch.setattr(citymap, "served", lambda: object())  # a page's server
+    village, _ = synthetic.write_city(tmp_path / "village", 500, seed=2)
     gr, _ = synthetic.write_city(tmp_path / "town", 3_000, seed=1)
     monkeypatch.setenv("FRONTIER_DATA_DIRS", str(tmp_path))
     s = Session()
-    assert s.load_graph(GraphChoice()), s.error  # the embedded city: glyphs
+    assert s.load_path(str(village)), s.error  # drawn with glyphs
+    assert not s.loaded.geometry.rasterized
     view = citymap.MapView(s)
     view._pane.object.set_from_json("inner_width", 1235)  # as the browser reports its layout
     view._pane.object.set_from_json("inner_height", 590)
