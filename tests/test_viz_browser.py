@@ -951,6 +951,22 @@ def test_a_link_to_a_frame_of_another_graph_draws_its_states(server, browser, li
     wait_for(lambda: page.evaluate(drawn)[0] > 1 and page.evaluate(drawn)[1] == 2)  # source, target
 
 
+def test_a_link_to_another_graph_applies_every_change(server, browser, links_dir):
+    """A page opened by link to another graph applies every change the server sends: the
+    new map's question marks were set just after the map went out, and the page could not
+    apply them ("reference ... isn't known" in its console)."""
+    gr = _hand_made_city(links_dir)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    _OPEN.append(context)
+    page = context.new_page()
+    failed = []
+    page.on("console", lambda m: failed.append(m.text) if "could not be applied" in m.text else 0)
+    page.goto(server + "?" + urlencode({"graph": str(gr), "frame": 3}))
+    wait_for(lambda: "quizgrid" in stats(page), 60)
+    page.wait_for_timeout(1500)
+    assert failed == []
+
+
 def test_b_s_map_opened_by_a_link_shows_its_own_frame(server, browser):
     """Issue 52: B's map, built as a link turned the comparison on, showed the route before
     B's target settled and no threshold ring (changes made in the tick that sent it)."""

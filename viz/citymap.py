@@ -163,8 +163,8 @@ class MapView(RunView):
             # city's map showed empty 0.6 s on an H200 machine (decision 0097).
             self._on_view()
             self._draw_raster(self._run, self.session.frame)
+        self._on_marked()  # as its first state: sent after it, the page could not apply it
         self._pane.object = fig
-        self._on_marked()
         self._layout[0] = self._pane
 
     def _figure(self, geo: Geometry):
