@@ -129,7 +129,6 @@ class MapView(RunView):
             self._drawn = None  # the run, frame, layer and viewport of the image on show
             fig.image_url(url="url", x="x", y="y", w="w", h="h", anchor="bottom_left",
                           source=self._image)  # fmt: skip
-            self._shown = None
             fig.on_event(RangesUpdate, self._on_view)
             fig.on_change("inner_width", lambda _attr, _old, _new: self._on_view())
             fig.on_change("inner_height", lambda _attr, _old, _new: self._on_view())
@@ -323,10 +322,9 @@ class MapView(RunView):
             self._on_view()  # the first frame: rasterise the roads of the whole graph
             return
         v = self._raster.viewport
-        drawn = (frame, self.session.layer, v)
-        if self._drawn is not None and self._drawn[0] is run and self._drawn[1:] == drawn:
+        drawn, before = (frame, self.session.layer, v), self._drawn
+        if before is not None and before[0] is run and before[1:] == drawn:
             return  # on show already (sent with its figure)
-        self._drawn = (run, *drawn)
         rec = run.result.recording
         if self.session.layer != "states":
             image = self._raster.image(run.work(frame))
@@ -335,11 +333,11 @@ class MapView(RunView):
         else:
             image = self._raster.states_image(rec, run.clamp(frame))
         url = raster.png(image, self._raster_colors())
-        if v == self._shown:
+        if before is not None and before[3] == v:
             self._image.data["url"] = [url]  # one column replaced per frame
         else:
             self._image.data = dict(url=[url], x=[v.x0], y=[v.y0], w=[v.x1 - v.x0], h=[v.y1 - v.y0])
-            self._shown = v
+        self._drawn = (run, *drawn)
 
     def _on_tap(self, event) -> None:
         shift = bool(event.modifiers and event.modifiers.get("shift"))
