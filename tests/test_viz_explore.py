@@ -148,6 +148,27 @@ def test_rank_mode_sets_the_target_and_studies_every_rank(explorer):
     assert session.target == reference.order[8]
 
 
+def test_ranks_are_found_only_once_explore_opens(explorer, monkeypatch):
+    """A new graph or query does not wait for the Dijkstra search that finds the target's
+    rank while Explore is closed; opening it, or a sweep, finds it."""
+    session = explorer.session
+    searched = []
+    find = experiments.dijkstra_reference
+    monkeypatch.setattr(
+        experiments, "dijkstra_reference", lambda *a, **k: searched.append(a) or find(*a, **k)
+    )
+    target = find(session.loaded.graph, session.source).order[2**5]
+    assert session.set_query(target=target)
+    assert searched == [] and explorer.rank is None
+    assert explorer.start("sweep")  # a sweep's rows say the target's rank
+    explorer.wait()
+    assert explorer.rank == 5 and {str(r["rank"]) for r in explorer.rows} == {"5"}
+    assert session.set_query(target=find(session.loaded.graph, session.source).order[2**3])
+    assert explorer.rank == 3  # followed from then on
+    view = ExploreView(explorer)
+    assert view.rank.value == 3
+
+
 def test_a_new_query_drops_the_sweep_of_the_old_one(explorer):
     session = explorer.session
     view = ExploreView(explorer)

@@ -64,14 +64,25 @@ class Explorer(param.Parameterized):
     rows = param.List(default=[], doc="Its finished rows")
     running = param.Boolean(default=False)
     status = param.String(default="")
-    rank = param.Integer(default=None, allow_None=True, doc="r when the target has rank 2^r")
+    rank = param.Integer(
+        default=None, allow_None=True, doc="r when the target has rank 2^r (once `follow`ed)"
+    )
 
     def __init__(self, session: Session, **params):
         super().__init__(**params)
         self.session = session
         self._targets: tuple[tuple, dict[int, int]] | None = None
+        self._following = False
         session.param.watch(self._query_changed, ["loaded", "source", "target"])
-        self._query_changed()
+
+    def follow(self) -> None:
+        """Keep `rank` up to date from now on (the view calls this as Explore first opens).
+        Finding it takes a Dijkstra search from the source: until then, none is made, so a
+        new graph or query does not wait for it (0.36 s of a 1M-node city's first picture
+        on a 2-core server)."""
+        if not self._following:
+            self._following = True
+            self._find_rank()
 
     # ---------------------------------------------------------------------- studies
     def start(self, kind: str) -> bool:
@@ -85,6 +96,7 @@ class Explorer(param.Parameterized):
             deltas = experiments.parse_deltas(self.deltas, graph, name="Δ list")
             batches = experiments.parse_batches(self.batches, name="Batch list")
             if kind == "sweep":
+                self.follow()
                 queries = [(s.source, s.target, self.rank)]
             else:
                 batches = batches[:1]
@@ -145,8 +157,13 @@ class Explorer(param.Parameterized):
             study.cancel()
             status = "The query changed: run the study again for the new one."
             self.param.update(study=None, rows=[], running=False, status=status)
-        targets = self.rank_targets()
-        self.rank = next((r for r, t in targets.items() if t == s.target), None)
+        if self._following:
+            self._find_rank()
+
+    def _find_rank(self) -> None:
+        target = self.session.target
+        targets = self.rank_targets() if target is not None else {}
+        self.rank = next((r for r, t in targets.items() if t == target), None)
 
     # ----------------------------------------------------------------- the grid's cells
     def cells(self) -> dict[tuple, dict[str, float]]:
@@ -193,6 +210,7 @@ class Explorer(param.Parameterized):
 
     def set_rank(self, r: int) -> bool:
         """Make the node at Dijkstra rank 2^``r`` the session's target."""
+        self.follow()
         targets = self.rank_targets()
         if r not in targets:
             last = max(targets, default=None)
@@ -289,6 +307,7 @@ class ExploreView(Viewer):
     def __init__(self, explorer: Explorer, **params):
         super().__init__(**params)
         self.explorer = e = explorer
+        e.follow()
         self.method = pn.widgets.Select(label="Algorithm", options=METHODS, value=e.method)
         self.deltas = pn.widgets.TextInput(
             label="Δ list (integers, auto, x4, adaptive ...)", value=e.deltas
