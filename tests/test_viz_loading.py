@@ -5,13 +5,15 @@ import asyncio
 import dataclasses
 import threading
 import time
+from functools import partial
 
 import pytest
 
+import engine
 from engine.graphs import synthetic
 from viz import loading, state
 from viz.controls import GraphControls
-from viz.links import apply_query, open_link, query_of
+from viz.links import apply_query, open_link, query_of, searched_early
 from viz.loading import Loader, LoadProgress
 from viz.state import GraphChoice, Session
 
@@ -78,6 +80,36 @@ def test_a_linked_graph_loads_once_while_the_page_is_made(session, town, monkeyp
     loading.prefetch(missing).thread.join(10)
     assert not asyncio.run(go(missing))
     assert "missing.gr" in session.error and session.loaded.choice == choice
+
+
+def test_a_links_searches_are_made_while_the_page_is_made(session, town, monkeypatch):
+    """Decision 0099: the link's early load also makes the searches the link asks for (and
+    their SciPy references); the page then shows them without searching again."""
+    state.load.clear()
+    threads = []
+    search = engine.sssp
+
+    def counted(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "sssp", counted)
+    link = {"graph": str(town), "method": "delta_stepping", "batch": "8", "source": "17"}
+    choice = GraphChoice(str(town))
+    early = loading.prefetch(choice, then=partial(searched_early, link))
+    loader = Loader(session, prefetched=early)
+
+    async def go():
+        return await loader.load(choice, partial(apply_query, session, link))
+
+    assert asyncio.run(go())
+    run = session.runs[0]
+    assert session.loaded.choice == choice and session.error == ""
+    assert run.settings.method == "delta_stepping" and run.settings.batch_size == 8
+    assert session.loaded.graph.node_ids[session.source] == 17
+    assert threads and set(threads) == {"frontier-prefetch"}  # none on the page's thread
+    assert session.set_query(source=session.source)  # the same query: searched already
+    assert set(threads) == {"frontier-prefetch"}
 
 
 def test_every_stage_of_a_load_is_reported(town):

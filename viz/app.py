@@ -14,6 +14,7 @@ come below the map.
 
 import html
 from collections.abc import Callable
+from functools import partial
 
 import panel as pn
 from bokeh.models import DataRange1d
@@ -36,7 +37,14 @@ from viz.citymap import MapView
 from viz.controls import GraphControls, Player, QueryControls, RunControls
 from viz.explore import Explorer, ExploreView
 from viz.lessons import Lessons, LessonView
-from viz.links import LinkKeeper, lesson_of, linked_graph, open_link, tolerate_any_query
+from viz.links import (
+    LinkKeeper,
+    lesson_of,
+    linked_graph,
+    open_link,
+    searched_early,
+    tolerate_any_query,
+)
 from viz.loading import Loader, LoadProgress, prefetch
 from viz.narration import Caption, Describe
 from viz.quiz import Quiz, QuizView
@@ -61,7 +69,8 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
     if served() is not None:
         linked = linked_graph(_link())
         if linked is not None and linked != GraphChoice():
-            early = prefetch(linked)  # loading while the page is made and the browser sets it up
+            # loaded and searched while the page is made and the browser sets it up
+            early = prefetch(linked, then=partial(searched_early, _link()))
     if session is None:
         session = Session()
         session.load_graph(GraphChoice())

@@ -183,6 +183,18 @@ async def open_link(session: Session, loader: Loader, args: dict) -> None:
         await loader.load(choice, partial(apply_query, session, args))
 
 
+def searched_early(args: dict) -> Session | None:
+    """The link ``args`` opened on a new session of its own (None if it fails): run on the
+    link's prefetch thread (`viz.loading.prefetch`) while the page is made, it makes the
+    searches the page's `apply_query` then finds made (`Session.adopt`). Nothing is drawn
+    and no page is touched. On a 2-core server these were 0.65 s of a 1M-node city's first
+    picture, after the page was up (decision 0099)."""
+    session = Session()
+    if session.load_graph(choice_of(args)) and apply_query(session, args):
+        return session
+    return None
+
+
 def apply_query(session: Session, args: dict) -> bool:
     """Show what the query-string values ``args`` say; False (with the session's error set
     and its state kept) when one of them is bad or stale."""

@@ -8,8 +8,9 @@ on show at once, and the worker stops at the start of its next stage (so does th
 graph's early load, below).
 
 A page opened by a link to another graph starts loading it as the page is made (`prefetch`),
-while the browser sets the page up: its own load then waits for that one and finds the graph
-loaded. One load of a graph runs at a time on a server (`_one_at_a_time`).
+while the browser sets the page up, and makes the searches the link asks for: the page's own
+load then waits for that one and finds the graph loaded and searched. One load of a graph
+runs at a time on a server (`_one_at_a_time`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class _Job:
         self.cancelled = threading.Event()
         self.thread: threading.Thread | None = None  # a prefetch's own thread
         self.ahead: _Job | None = None  # the load of the same graph this one waits for
+        self.made: object = None  # what a prefetch made after its load (its ``then``)
 
     @property
     def shown(self) -> str:
@@ -96,17 +98,22 @@ def _one_at_a_time(job: _Job):
                 del _loading[key]
 
 
-def prefetch(choice: GraphChoice) -> _Job:
-    """Start loading ``choice`` on a daemon thread now (the job's ``thread``): a page opened
-    by a link loads its graph while the browser sets the page up (3.3 of a 1M-node city's
-    10 s to its first picture went by before the page asked for it, decisions/0086). What
-    goes wrong is left for the page's own load to say: it loads the graph again, and reports.
-    The page's `Loader` cancels this job with its own (``Loader(prefetched=...)``)."""
+def prefetch(choice: GraphChoice, *, then: Callable[[], Session | None] | None = None) -> _Job:
+    """Start loading ``choice`` on a daemon thread now (the job's ``thread``), then call
+    ``then()`` there, its session kept as the job's ``made``: a page opened by a link loads
+    its graph while the browser sets the page up (3.3 of a 1M-node city's 10 s to its first
+    picture went by before the page asked for it, decisions/0086), and makes the link's
+    searches (`viz.links.searched_early`, decision 0099). What goes wrong is left for the
+    page's own load to say: it loads the graph again, and reports. The page's `Loader`
+    cancels this job with its own (``Loader(prefetched=...)``), and adopts its searches."""
     job = _Job(choice)
 
     def run() -> None:
         with contextlib.suppress(Exception):
             job.run()
+            if then is not None and not job.cancelled.is_set():
+                job.stage = "searching"
+                job.made = then()
 
     job.thread = threading.Thread(target=run, name="frontier-prefetch", daemon=True)
     job.thread.start()
@@ -139,10 +146,12 @@ class Loader(param.Parameterized):
     async def load(self, choice: GraphChoice, then: Callable[[], object]) -> bool:
         """Load ``choice`` on a worker thread (`state.load` caches it for the session), then
         run ``then()`` on the page. False when the load failed (the session's error says
-        why) or was cancelled; the previous graph stays either way."""
+        why) or was cancelled; the previous graph stays either way. The linked graph's early
+        load (`prefetch`) is waited for, and the searches it made become the session's."""
         if self._job is not None:
             self._drop(self._job)  # a new load replaces the one in progress
         self._stop_prefetch(unless=choice)
+        early = self._prefetched
         job = _Job(choice)
         self._job = job
         self.param.update(busy=True, label=describe(choice), stage=job.shown, elapsed=0.0)
@@ -154,12 +163,18 @@ class Loader(param.Parameterized):
                 self._drop(job)
                 soon(partial(self.session.fail, exc))
             return False
+        if early is not None and early.thread is not None:
+            job.stage = "searching"
+            await asyncio.to_thread(early.thread.join)  # the link's searches, made early
         if job.cancelled.is_set():
             return False
 
         def finish() -> None:
             try:
                 self.stage = "searching"
+                if early is not None and isinstance(early.made, Session):
+                    self.session.adopt(early.made)
+                    self._prefetched = early.made = None
                 then()
             finally:
                 self._drop(job)

@@ -365,6 +365,16 @@ class Session(param.Parameterized):
         return self.set_query(source=node)
 
     # ---------------------------------------------------------------------- searches
+    def adopt(self, other: Session) -> None:
+        """Take ``other``'s finished searches and SciPy references as this session's own:
+        showing them searches nothing. ``other`` opened this page's link on the prefetch
+        thread while the page was made (`viz.links.searched_early`), and is dropped after:
+        no two sessions share a run."""
+        for key, run in other._runs.items():
+            self._runs.setdefault(key, run)
+        for key, ref in other._refs.items():
+            self._refs.setdefault(key, ref)
+
     def _config_changed(self, *events) -> None:
         config = events[0].obj
         index = self.configs.index(config)
