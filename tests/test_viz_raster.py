@@ -7,6 +7,7 @@ import pytest
 import engine
 from engine.backends import raster as _gpu_raster
 from engine.graphs import synthetic
+from engine.media.render import road_segments
 from engine.recording import FAR, NEAR, SETTLED, UNREACHED
 from viz import raster
 
@@ -28,7 +29,8 @@ def _rasterizer(graph, width=300, gpu=None):
         nodes = geo.gpu_nodes
     else:
         nodes = _gpu_raster.NodeRaster(geo.x, geo.y) if gpu else None
-    r = raster.Rasterizer(geo.x, geo.y, geo.segments, nodes=nodes)
+    roads = raster.gpu_roads(nodes, *road_segments(graph))
+    r = raster.Rasterizer(geo.x, geo.y, geo.segments, nodes=nodes, roads=roads)
     (x0, x1), (y0, y1) = geo.bounds()
     height = round(width * (y1 - y0) / (x1 - x0))
     r.set_viewport(raster.Viewport.fit(x0, x1, y0, y1, width, height))
@@ -141,6 +143,39 @@ def test_gpu_frames_equal_the_cpus_at_every_pixel(city_run):
 
 
 @pytest.mark.gpu
+def test_gpu_roads_are_the_cpus_at_every_pixel():
+    """The roads' kernel finds the pixels `draw_roads` finds: roads wholly in the view (drawn
+    uncut), cut by its edges, along them, outside them, and a pixel or less long."""
+    rng = np.random.default_rng(11)
+    n = 3_000
+    x, y = rng.uniform(0.0, 1000.0, n), rng.uniform(0.0, 600.0, n)
+    x[:40], y[40:80] = 250.0, 150.0  # vertical and horizontal roads, on a view's edge
+    x[80:90], y[80:90] = x[90:100] + 1e-3, y[90:100]  # shorter than a pixel
+    a, b = rng.integers(0, n, 20_000), rng.integers(0, n, 20_000)
+    a[:400], b[:400] = rng.integers(0, 40, 400), rng.integers(0, 40, 400)
+    a[400:800], b[400:800] = rng.integers(40, 80, 400), rng.integers(40, 80, 400)
+    a[800:810], b[800:810] = np.arange(80, 90), np.arange(90, 100)
+    segments = (x[a], y[a], x[b], y[b])
+    roads = _gpu_raster.RoadRaster(_gpu_raster.NodeRaster(x, y), a, b)
+    views = [
+        raster.Viewport(-1.0, 1001.0, -1.0, 601.0, 1500, 900),  # every road in it
+        raster.Viewport(250.0, 500.0, 150.0, 300.0, 640, 400),  # edges on the straight roads
+        raster.Viewport(-500.0, 700.0, 100.0, 1200.0, 333, 517),  # partly outside
+        raster.Viewport(1100.0, 1200.0, 0.0, 600.0, 50, 300),  # beside every road
+        raster.Viewport(300.0, 300.5, 200.0, 200.5, 800, 800),  # a pixel is 1/1600 across
+    ]
+    for v in views:
+        want = raster.draw_roads(segments, v)
+        got = roads.draw((v.x0, v.x1), (v.y0, v.y1), v.width, v.height)
+        assert got.shape == want.shape and np.array_equal(got, want), v
+    assert raster.draw_roads(segments, views[0]).sum() > 100_000
+    assert not raster.draw_roads(segments, views[3]).any()
+    none = np.zeros(0, dtype=np.int64)
+    empty = _gpu_raster.RoadRaster(_gpu_raster.NodeRaster(x, y), none, none)
+    assert not empty.draw((0.0, 1.0), (0.0, 1.0), 5, 3).any()
+
+
+@pytest.mark.gpu
 def test_gpu_frames_draw_every_node_of_a_large_graph():
     """More nodes than a GPU runs threads at once (the kernels were first compiled for
     cooperative launches, and CuPy cut their grids to one wave: 3/4 of a 1M-node city's
@@ -241,6 +276,8 @@ def town_map(monkeypatch, tmp_path):
 def test_map_view_sends_one_image_per_frame(monkeypatch, town_map):
     s, view = town_map
     assert s.loaded.geometry.rasterized and not hasattr(view, "_nodes")
+    gpu = engine.gpu_available()  # the nodes and the roads drawn there where a GPU is
+    assert (view._raster._nodes is not None) == (view._raster._gpu_roads is not None) == gpu
     image = _values(view._image.data["url"][0])
     assert image.shape[1] == raster.MAX_SIDE
     placement = {k: view._image.data[k] for k in ("x", "y", "w", "h")}

@@ -76,7 +76,7 @@ class MapView(RunView):
             self._layout[0] = self._empty
             return
         self._raster = (
-            raster.Rasterizer(geo.x, geo.y, geo.segments, nodes=geo.gpu_nodes)
+            raster.Rasterizer(geo.x, geo.y, geo.segments, nodes=geo.gpu_nodes, roads=geo.gpu_roads)
             if geo.rasterized
             else None
         )

@@ -11,7 +11,7 @@ from scipy.spatial import cKDTree
 import engine
 from engine.media.render import line_pixels, road_segments
 
-from .raster import RASTER_ABOVE, gpu_nodes, png
+from .raster import RASTER_ABOVE, gpu_nodes, gpu_roads, png
 
 
 class Geometry:
@@ -35,6 +35,8 @@ class Geometry:
         self.aspect = min(max(float(np.ptp(self.x)) / max(float(np.ptp(self.y)), 1.0), 1.0), 2.5)
         #: Whether the map is drawn as server-side images (`viz.raster`) rather than glyphs.
         self.rasterized = len(self.x) > RASTER_ABOVE
+        #: each road's end nodes, for `gpu_roads` (a rasterised map's only)
+        self._ends = (a.astype(np.int32), b.astype(np.int32)) if self.rasterized else None
         self._roads: dict[tuple[str, int], tuple[str, tuple[float, ...]]] = {}
 
     @functools.cached_property
@@ -48,6 +50,12 @@ class Geometry:
         """The nodes on the GPU for a rasterised map's frames (`viz.raster.gpu_nodes`, None
         without a GPU): copied once per graph, at its first map, and shared by its sessions."""
         return gpu_nodes(self.x, self.y)
+
+    @functools.cached_property
+    def gpu_roads(self):
+        """The roads on the GPU beside `gpu_nodes` (`viz.raster.gpu_roads`, None without a
+        GPU or for a map of glyphs), drawn there once per view: copied once per graph."""
+        return None if self._ends is None else gpu_roads(self.gpu_nodes, *self._ends)
 
     def bounds(self, pad: float = 0.02) -> tuple[tuple[float, float], tuple[float, float]]:
         """The map's x and y ranges: the graph with a margin, widened to `aspect`."""

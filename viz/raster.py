@@ -158,6 +158,14 @@ def gpu_nodes(x: np.ndarray, y: np.ndarray) -> _gpu_raster.NodeRaster | None:
     return _gpu_raster.NodeRaster(x, y) if engine.gpu_available() else None
 
 
+def gpu_roads(
+    nodes: _gpu_raster.NodeRaster | None, a: np.ndarray, b: np.ndarray
+) -> _gpu_raster.RoadRaster | None:
+    """The roads from nodes ``a`` to nodes ``b`` copied to the GPU for `Rasterizer`, beside
+    ``nodes`` (`gpu_nodes`; None without a GPU, and then so is this)."""
+    return None if nodes is None else _gpu_raster.RoadRaster(nodes, a, b)
+
+
 def draw_roads(segments: tuple[np.ndarray, ...], v: Viewport) -> np.ndarray:
     """The pixels the road ``segments`` (``x0, y0, x1, y1`` in map units) cross in ``v``
     (``bool``, row 0 at the bottom): each segment clipped to the view (Liang-Barsky; not
@@ -200,7 +208,8 @@ class Rasterizer:
     sessions). Given ``nodes``, the same nodes on the GPU (`gpu_nodes`; a graph's sessions
     share one copy through its `viz.state.Geometry`), each frame's nodes are drawn by a CUDA
     kernel; else each node's pixel is found once per viewport, and a frame writes its ranks
-    there. The roads are drawn on the CPU (`draw_roads`).
+    there. The roads are drawn once per viewport by a CUDA kernel given ``roads``, the same
+    roads on the GPU (`gpu_roads`), else by NumPy (`draw_roads`): the same pixels either way.
     """
 
     def __init__(
@@ -210,9 +219,11 @@ class Rasterizer:
         segments: tuple[np.ndarray, ...],
         *,
         nodes: _gpu_raster.NodeRaster | None = None,
+        roads: _gpu_raster.RoadRaster | None = None,
     ):
         self._x, self._y = x, y
         self._nodes = nodes
+        self._gpu_roads = roads
         self._stamps = None
         self._segments = segments
         self._spacing = _typical_spacing(segments)
@@ -228,7 +239,12 @@ class Rasterizer:
         each node's pixel where NumPy draws them."""
         if viewport == self.viewport:
             return
-        self._roads = np.where(draw_roads(self._segments, viewport), ROAD, EMPTY).astype(np.uint8)
+        v = viewport
+        if self._gpu_roads is not None:
+            crossed = self._gpu_roads.draw((v.x0, v.x1), (v.y0, v.y1), v.width, v.height)
+        else:
+            crossed = draw_roads(self._segments, v)
+        self._roads = np.where(crossed, ROAD, EMPTY).astype(np.uint8)
         if self._nodes is None:
             self._inside, self._pixels = _node_pixels(self._x, self._y, viewport)
         self.viewport = viewport

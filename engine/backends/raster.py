@@ -1,10 +1,10 @@
 """Launchers of the map-frame kernels (engine/backends/kernels/raster.cu) through CuPy.
 
 `viz.raster` draws a large graph's map as one image per frame; where a GPU is, the nodes of
-each frame are drawn by this kernel instead of by NumPy on the CPU. The nodes' coordinates
-go to the device once, and a recording's stamps once; a frame of node states then sends
-nothing a node (the states are computed on the device), another layer's frame one byte a
-node; one byte a pixel comes back.
+each frame are drawn by these kernels instead of by NumPy on the CPU, and so are the roads of
+each view. The nodes' coordinates go to the device once, the roads' end nodes once, and a
+recording's stamps once; a frame of node states then sends nothing a node (the states are
+computed on the device), another layer's frame one byte a node; one byte a pixel comes back.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from engine.backends import device as _backend
 
 KERNEL_FILE = "raster.cu"
-KERNELS = ("rank_max", "state_max")
+KERNELS = ("rank_max", "state_max", "roads")
 BLOCK = 256
 
 
@@ -83,3 +83,41 @@ class NodeRaster:
                 ),
             )  # fmt: skip
         return image.astype(np.uint8).get()
+
+
+class RoadRaster:
+    """The roads of a map on the GPU: each road its two end nodes ``a``, ``b`` (indices into
+    ``nodes``, whose coordinates it uses; 8 bytes a road)."""
+
+    def __init__(self, nodes: NodeRaster, a: np.ndarray, b: np.ndarray):
+        cp = _backend.cupy()
+        self._x, self._y = nodes._x, nodes._y
+        self._a, self._b = cp.asarray(a, dtype=np.int32), cp.asarray(b, dtype=np.int32)
+        #: the roads' extent (x0, x1, y0, y1): a view that holds it draws them uncut
+        self._extent = None
+        if len(self._a):
+            xs, ys = (cp.concatenate([v[self._a], v[self._b]]) for v in (self._x, self._y))
+            self._extent = tuple(float(f()) for f in (xs.min, xs.max, ys.min, ys.max))
+
+    def draw(
+        self, x_range: tuple[float, float], y_range: tuple[float, float], width: int, height: int
+    ) -> np.ndarray:
+        """The pixels the roads cross (``bool``, ``height × width``, row 0 at
+        ``y_range[0]``), as `viz.raster.draw_roads` finds them on the CPU."""
+        cp = _backend.cupy()
+        image = cp.zeros((height, width), dtype=np.uint8)
+        n = len(self._a)
+        if n:
+            (x0, x1), (y0, y1), e = x_range, y_range, self._extent
+            clip = not (e[0] >= x0 and e[1] <= x1 and e[2] >= y0 and e[3] <= y1)
+            _kernel("roads")(
+                (-(-n // BLOCK),),
+                (BLOCK,),
+                (
+                    self._x, self._y, self._a, self._b, np.int64(n),
+                    np.float64(x0), np.float64(x1), np.float64(y0), np.float64(y1),
+                    np.float64(width / (x1 - x0)), np.float64(height / (y1 - y0)),
+                    np.int32(clip), np.int32(width), np.int32(height), image,
+                ),
+            )  # fmt: skip
+        return image.get().view(bool)

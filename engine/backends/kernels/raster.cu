@@ -48,3 +48,66 @@ extern "C" __global__ void state_max(
         plot(x[i], y[i], (table >> (8 * code)) & 0xffu, VIEW, image);
     }
 }
+
+// The roads of a view (viz.raster.draw_roads on the GPU, pixel for pixel): one thread a road
+// from node a[i] to node b[i]. Unless every road lies in the view (`clip` 0), the road is
+// first cut to the view (Liang-Barsky: dropped when parallel to an edge and outside it, or
+// when it misses the view). Its ends are then taken to pixel units, a pixel's centre at a
+// whole number ((v - lo) * s - 0.5), and it is stepped through from the pixel of one end to
+// the other's, one pixel a column or a row, whichever it crosses more of
+// (engine.media.render.line_pixels): step k of n at the end's pixel plus rint(k / n * d).
+// Pixels off the image are moved onto its edge, as NumPy's clip does. Every product and sum
+// is rounded apart, as NumPy rounds them.
+__device__ __forceinline__ double to_pixel(double v, double lo, double s)
+{
+    return __dadd_rn(__dmul_rn(__dsub_rn(v, lo), s), -0.5);
+}
+
+extern "C" __global__ void roads(
+    const double* __restrict__ x, const double* __restrict__ y, const int* __restrict__ a,
+    const int* __restrict__ b, long long n, double x0, double x1, double y0, double y1,
+    double sx, double sy, int clip, int width, int height, unsigned char* __restrict__ image)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        double ax = x[a[i]], ay = y[a[i]], bx = x[b[i]], by = y[b[i]];
+        if (clip) {
+            const double dx = __dsub_rn(bx, ax), dy = __dsub_rn(by, ay);
+            const double p[4] = {-dx, dx, -dy, dy};
+            const double q[4] = {__dsub_rn(ax, x0), __dsub_rn(x1, ax), __dsub_rn(ay, y0),
+                                 __dsub_rn(y1, ay)};
+            double t0 = 0.0, t1 = 1.0;
+            bool keep = true;
+            for (int e = 0; e < 4; ++e) {
+                if (p[e] == 0.0) {
+                    keep = keep && q[e] >= 0.0;
+                    continue;
+                }
+                const double r = __ddiv_rn(q[e], p[e]);
+                if (p[e] < 0.0) t0 = fmax(t0, r);
+                else t1 = fmin(t1, r);
+            }
+            if (!keep || !(t0 <= t1)) continue;
+            bx = __dadd_rn(ax, __dmul_rn(t1, dx));
+            by = __dadd_rn(ay, __dmul_rn(t1, dy));
+            ax = __dadd_rn(ax, __dmul_rn(t0, dx));
+            ay = __dadd_rn(ay, __dmul_rn(t0, dy));
+        }
+        const long long c0 = (long long)rint(to_pixel(ax, x0, sx));
+        const long long r0 = (long long)rint(to_pixel(ay, y0, sy));
+        const long long dc = (long long)rint(to_pixel(bx, x0, sx)) - c0;
+        const long long dr = (long long)rint(to_pixel(by, y0, sy)) - r0;
+        const long long steps = max(llabs(dc), llabs(dr));
+        for (long long k = 0; k <= steps; ++k) {
+            long long col = c0, row = r0;
+            if (k > 0) {
+                const double f = __ddiv_rn((double)k, (double)steps);
+                col += (long long)rint(__dmul_rn(f, (double)dc));
+                row += (long long)rint(__dmul_rn(f, (double)dr));
+            }
+            col = col < 0 ? 0 : col >= width ? width - 1 : col;
+            row = row < 0 ? 0 : row >= height ? height - 1 : row;
+            image[row * width + col] = 1;
+        }
+    }
+}
