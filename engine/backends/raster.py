@@ -96,7 +96,9 @@ class RoadRaster:
         #: the roads' extent (x0, x1, y0, y1): a view that holds it draws them uncut
         self._extent = None
         if len(self._a):
-            xs, ys = (cp.concatenate([v[self._a], v[self._b]]) for v in (self._x, self._y))
+            ends = cp.zeros(len(self._x), dtype=bool)  # a byte a node, not 16 a road's end
+            ends[self._a] = ends[self._b] = True
+            xs, ys = self._x[ends], self._y[ends]
             self._extent = tuple(float(f()) for f in (xs.min, xs.max, ys.min, ys.max))
 
     def draw(
