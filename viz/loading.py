@@ -50,7 +50,7 @@ class _Job:
         self.cancelled = threading.Event()
         self.thread: threading.Thread | None = None  # a prefetch's own thread
         self.ahead: _Job | None = None  # the load of the same graph this one waits for
-        self.made: object = None  # what a prefetch made after its load (its ``then``)
+        self.made: Session | None = None  # a prefetch's session, made after its load
 
     @property
     def shown(self) -> str:
@@ -172,7 +172,7 @@ class Loader(param.Parameterized):
         def finish() -> None:
             try:
                 self.stage = "searching"
-                if early is not None and isinstance(early.made, Session):
+                if early is not None and early.made is not None:
                     self.session.adopt(early.made)
                     self._prefetched = early.made = None
                 then()

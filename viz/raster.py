@@ -3,8 +3,9 @@
 Above `RASTER_ABOVE` nodes the browser is sent one small-integer image per frame instead of
 a glyph per node: the roads are rasterised once per viewport (pan, zoom, resize) and the
 nodes' codes once per frame, at the viewport's resolution, by NumPy (`draw_roads`,
-`Rasterizer.image`) or, where a GPU is, the nodes by a CUDA kernel with the same pixel
-mapping (Datashader's: a node at a pixel's far edge of the view goes to the last pixel).
+`Rasterizer.image`) or, where a GPU is, by CUDA kernels with the same pixels (the nodes
+mapped as Datashader maps them: a node at a pixel's far edge of the view goes to the last
+pixel).
 Datashader drew them until its first call, which compiles its code, took 3.7 s of a cold
 1M-node city's first picture (decisions/0079, 0085). The image holds `EMPTY`, `ROAD`, or
 ``ROAD + rank`` for the highest-ranked node code in the pixel, and goes to the browser as an
