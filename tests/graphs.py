@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from engine import UNREACHABLE, from_arcs
-from engine.testing.fuzz import write_osm_grid
+from engine.testing.fuzz import write_osm_grid, write_osm_ways
 
-__all__ = ["write_osm_grid"]  # toy graphs in one place: the OSM grid is the fuzzer's too
+__all__ = ["write_osm_grid", "write_osm_ways"]  # toy graphs in one place: the fuzzer's too
 
 #: What draws a `random_graph` in the property tests (with a node count of the test's own).
 RANDOM_GRAPH = dict(

@@ -1,5 +1,6 @@
 import bz2
 import gzip
+import itertools
 import lzma
 import os
 import re
@@ -16,7 +17,7 @@ import engine
 from engine import load_graph
 from engine.graphs import dimacs, osm
 
-from .graphs import load_shared, shared_path, write_osm_grid
+from .graphs import load_shared, shared_path, write_osm_grid, write_osm_ways
 from .test_cli import run_cli
 
 PACE_TEXT = b"c tiny PACE graph\np tw 4 3\n1 2\n2 3\n3 1\n"
@@ -703,6 +704,32 @@ def test_walking_and_cycling_go_at_their_own_speeds(tmp_path):
             assert speeds.min() > 20
         else:
             np.testing.assert_allclose(speeds, kph, rtol=1e-3)
+
+
+def test_a_road_merged_from_two_road_types_takes_each_ones_speed(tmp_path):
+    """Decision 0100: a road osmnx simplifies out of a primary way and a residential one
+    (node 3 joins them and nothing else) takes the sum of its parts' travel times, each at
+    its type's speed. Timed after simplifying, it took one type's speed for all of it,
+    picked by Python's string hashing: 48 s one run, 18 s or 80 s another."""
+    import osmnx as ox
+
+    nodes = {1: (60.000, 24.000), 2: (60.001, 24.000), 3: (60.002, 24.000),
+             4: (60.003, 24.000), 5: (60.004, 24.000), 6: (60.002, 24.004),
+             7: (60.002, 23.996), 8: (60.002, 24.008), 9: (60.002, 23.992)}  # fmt: skip
+    primary, residential = {"highway": "primary"}, {"highway": "residential"}
+    fast, slow = primary | {"maxspeed": "90"}, residential | {"maxspeed": "20"}
+    ways = [([1, 2, 3], primary), ([3, 4, 5], residential),  # the merged road, untagged speeds
+            ([5, 6, 1], fast), ([6, 8], fast), ([1, 7, 5], slow), ([7, 9], slow)]  # fmt: skip
+    xml = write_osm_ways(tmp_path / "mixed.osm", nodes, ways)
+    g = load_graph(xml, network="drive", weight="travel_time", cache=False)
+    seconds = 0.0
+    for (u, v), kph in zip(itertools.pairwise([1, 2, 3, 4, 5]), (90, 90, 20, 20), strict=True):
+        metres = ox.distance.great_circle(*nodes[u], *nodes[v])
+        seconds += metres / 1000 / (kph / 3600)
+    tail, head = g.index_of(1), g.index_of(5)
+    lo, hi = g.indptr[tail], g.indptr[tail + 1]
+    (arc,) = np.flatnonzero(g.indices[lo:hi] == head)
+    assert g.weights[lo + arc] == pytest.approx(seconds * 1000, abs=1)
 
 
 @pytest.mark.parametrize("network", ["walk", "drive"])

@@ -37,7 +37,8 @@ from engine.graphs.csr import CSRGraph, load_npz, save_npz
 T = TypeVar("T")
 
 #: Bumped whenever the cached CSR layout or its conversion changes.
-CACHE_VERSION = 2  # 2: one set of OSM road rules for XML and PBF, walking and cycling speeds
+CACHE_VERSION = 3  # 2: one set of OSM road rules for XML and PBF, walking and cycling speeds;
+# 3: OSM roads timed before they are merged (decision 0100)
 DEFAULT_NETWORK = "all"
 DEFAULT_WEIGHT = "length"
 _FIRST_TAG = re.compile(rb"<([A-Za-z][\w:.-]*)")

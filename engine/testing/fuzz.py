@@ -471,6 +471,22 @@ def write_osm_grid(
     return path
 
 
+def write_osm_ways(
+    path: Path, nodes: dict[int, tuple[float, float]], ways: list[tuple[list[int], dict]]
+) -> Path:
+    """OSM XML of ``nodes`` (id: latitude, longitude) and ``ways`` (node ids, tags)."""
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<osm version="0.6" generator="frontier">']
+    for v, (lat, lon) in nodes.items():
+        lines.append(f'<node id="{v}" lat="{lat:.7f}" lon="{lon:.7f}"/>')
+    for k, (members, tags) in enumerate(ways, start=1):
+        refs = "".join(f'<nd ref="{m}"/>' for m in members)
+        kv = "".join(f'<tag k="{key}" v="{value}"/>' for key, value in tags.items())
+        lines.append(f'<way id="{k}">{refs}{kv}</way>')
+    lines.append("</osm>")
+    path.write_text("\n".join(lines))
+    return path
+
+
 def seed_files(folder: Path) -> list[Path]:
     """Valid small graph files of every format Frontier reads, written into ``folder``."""
     import osmium
