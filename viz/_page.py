@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,7 +40,8 @@ def no_delay() -> None:
 
 
 def quiet_closed_pages() -> None:
-    """Leave out of the server's log the writes to pages that have just closed.
+    """Leave out of the server's log the writes to pages that have just closed, and the
+    last messages of a page whose session Bokeh had already let go (`_LostSession`).
 
     A page closed while it played left a message half sent: Tornado's write to the closed
     socket ends in `WebSocketClosedError`, in a task nobody awaits any more, and asyncio
@@ -47,6 +49,10 @@ def quiet_closed_pages() -> None:
     (the page is gone) and nothing is to be done, so this event loop's exception handler
     drops those; every other exception goes to the handler before it. Once per loop.
     """
+    for name in _LostSession.LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _LostSession) for f in logger.filters):
+            logger.addFilter(_LostSession())
     loop = asyncio.get_event_loop()
     if getattr(loop, "_frontier_quiet", False):
         return
@@ -62,6 +68,32 @@ def quiet_closed_pages() -> None:
 
     loop.set_exception_handler(handle)
     loop._frontier_quiet = True
+
+
+class _LostSession(logging.Filter):
+    """Drops the log records of one race in Bokeh's server: its keep-alive ping finds a
+    page's socket closed and lets the session go (``BokehTornado.client_lost``) before the
+    socket's handler has run its last message and its close; both then find no session
+    (an ``AssertionError`` in ``ServerConnection.session``), and were logged with their
+    tracebacks ("error handling message", "Uncaught exception GET /app/ws"). Seen once, in
+    a hostile link's page that closed as its notification showed. The page is gone and
+    nothing is lost; every other record passes."""
+
+    LOGGERS = ("bokeh.server.protocol_handler", "tornado.application")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if not isinstance(exc, AssertionError) or exc.__traceback__ is None:
+            return True
+        tb = exc.__traceback__
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        code = tb.tb_frame.f_code
+        where = Path(code.co_filename)
+        return not (code.co_name == "session" and where.parts[-3:] == _SESSION_FILE)
+
+
+_SESSION_FILE = ("bokeh", "server", "connection.py")
 
 
 #: Page scripts for the 1M-node city's frame rate (decisions/0040, issue 19): map frames
