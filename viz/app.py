@@ -17,6 +17,8 @@ from collections.abc import Callable
 from functools import partial
 
 import panel as pn
+from bokeh.core.validation import silence
+from bokeh.core.validation.warnings import FIXED_SIZING_MODE
 from bokeh.models import DataRange1d
 
 import engine
@@ -52,6 +54,10 @@ from viz.state import GraphChoice, Session
 from viz.takeaway import TakeawayView
 
 pn.extension("filedropper", notifications=True, sizing_mode="stretch_width")
+# The player's buttons and the search bar's widgets have a fixed width and their content's
+# height, on purpose; Bokeh's check of "fixed" wants both, and wrote 13 lines of warning
+# (W-1005) into the server's log for every page opened.
+silence(FIXED_SIZING_MODE, True)
 tolerate_any_query()  # before the page's location is made from its link
 
 
@@ -140,7 +146,7 @@ def create_app(session: Session | None = None) -> pn.viewable.Viewable:
         margin=(0, 10, 12, 10),
     )
     settings = pn.widgets.Toggle(
-        name="Settings",
+        label="Settings",
         value=False,
         width=110,
         sizing_mode="fixed",
