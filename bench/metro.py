@@ -159,7 +159,7 @@ def server_one(name: str, folder: Path) -> dict:
     }
     geo = loaded.geometry
     if geo is not None:
-        r = raster.Rasterizer(geo.x, geo.y, geo.segments, nodes=geo.gpu_nodes, roads=geo.gpu_roads)
+        r = geo.rasterizer()
         (x0, x1), (y0, y1) = geo.bounds()
         t = time.perf_counter()
         r.set_viewport(raster.Viewport(x0, x1, y0, y1, 1600, 1000))

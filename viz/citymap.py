@@ -75,11 +75,7 @@ class MapView(RunView):
         if geo is None:
             self._layout[0] = self._empty
             return
-        self._raster = (
-            raster.Rasterizer(geo.x, geo.y, geo.segments, nodes=geo.gpu_nodes, roads=geo.gpu_roads)
-            if geo.rasterized
-            else None
-        )
+        self._raster = geo.rasterizer() if geo.rasterized else None
         fig = self._figure(geo)
         if tiles_available():
             import xyzservices.providers as xyz

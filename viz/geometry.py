@@ -11,7 +11,7 @@ from scipy.spatial import cKDTree
 import engine
 from engine.media.render import line_pixels, road_segments
 
-from .raster import RASTER_ABOVE, gpu_nodes, gpu_roads, png
+from .raster import RASTER_ABOVE, Rasterizer, gpu_nodes, gpu_roads, png
 
 
 class Geometry:
@@ -35,8 +35,9 @@ class Geometry:
         self.aspect = min(max(float(np.ptp(self.x)) / max(float(np.ptp(self.y)), 1.0), 1.0), 2.5)
         #: Whether the map is drawn as server-side images (`viz.raster`) rather than glyphs.
         self.rasterized = len(self.x) > RASTER_ABOVE
-        #: each road's end nodes, for `gpu_roads` (a rasterised map's only)
-        self._ends = (a.astype(np.int32), b.astype(np.int32)) if self.rasterized else None
+        #: each road's end nodes, for `gpu_roads` (a rasterised map's, where a GPU draws it)
+        drawn_on_gpu = self.rasterized and engine.gpu_available()
+        self._ends = (a.astype(np.int32), b.astype(np.int32)) if drawn_on_gpu else None
         self._roads: dict[tuple[str, int], tuple[str, tuple[float, ...]]] = {}
 
     @functools.cached_property
@@ -57,9 +58,18 @@ class Geometry:
         GPU or for a map of glyphs), drawn there once per view: copied once per graph."""
         return None if self._ends is None else gpu_roads(self.gpu_nodes, *self._ends)
 
+    def rasterizer(self) -> Rasterizer:
+        """A rasterised map's images (`viz.raster.Rasterizer`): its nodes and roads drawn on
+        the GPU where one is (`gpu_nodes`, `gpu_roads`), else by NumPy."""
+        return Rasterizer(self.x, self.y, self.segments, nodes=self.gpu_nodes, roads=self.gpu_roads)
+
+    def _centre(self) -> tuple[float, float]:
+        """The middle of the nodes' extent."""
+        return (self.x.min() + self.x.max()) / 2, (self.y.min() + self.y.max()) / 2
+
     def bounds(self, pad: float = 0.02) -> tuple[tuple[float, float], tuple[float, float]]:
         """The map's x and y ranges: the graph with a margin, widened to `aspect`."""
-        cx, cy = (self.x.min() + self.x.max()) / 2, (self.y.min() + self.y.max()) / 2
+        cx, cy = self._centre()
         half_w = max(float(np.ptp(self.x)), 1.0) * (0.5 + pad)
         half_h = max(float(np.ptp(self.y)), 1.0) * (0.5 + pad)
         half_w, half_h = max(half_w, half_h * self.aspect), max(half_h, half_w / self.aspect)
@@ -100,5 +110,5 @@ class Geometry:
         """The node nearest the map's centre (a new session's source), found by one pass over
         the nodes: the k-d tree `nearest` uses costs a 1M-node city 0.2-0.3 s, and a page
         opened by link waited for it before its first picture (issue 54)."""
-        cx, cy = (self.x.min() + self.x.max()) / 2, (self.y.min() + self.y.max()) / 2
+        cx, cy = self._centre()
         return int(np.argmin((self.x - cx) ** 2 + (self.y - cy) ** 2))
