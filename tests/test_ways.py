@@ -15,9 +15,13 @@ osmium = pytest.importorskip("osmium")
 pytest.importorskip("pyrosm")
 
 
-def _as_pbf(xml, pbf):
-    with osmium.SimpleWriter(str(pbf), overwrite=True) as writer:
-        for obj in osmium.FileProcessor(str(xml)):
+def _as_pbf(source, pbf, *, dense=True):
+    """``source`` written as PBF, its nodes in dense blocks or one by one (blocks pyrosm's
+    GIL-free decoder hands back to its plain one)."""
+    pbf.unlink(missing_ok=True)
+    options = "pbf" if dense else "pbf,pbf_dense_nodes=false"
+    with osmium.SimpleWriter(osmium.io.File(str(pbf), options)) as writer:
+        for obj in osmium.FileProcessor(str(source)):
             writer.add(obj)
     return pbf
 
@@ -36,18 +40,23 @@ def assert_same_ways(a: ways.Ways, b: ways.Ways) -> None:
 def test_xml_and_pbf_read_alike(case, tmp_path):
     nodes, way_list = case
     xml = write_osm_ways(tmp_path / "w.osm", nodes, way_list)
-    pbf = _as_pbf(xml, tmp_path / "w.osm.pbf")
+    dense = _as_pbf(xml, tmp_path / "w.osm.pbf")
+    sparse = _as_pbf(xml, tmp_path / "w-sparse.osm.pbf", dense=False)
     for network in ("drive", "all"):
         clauses = osm.clauses(network)
-        assert_same_ways(ways.read(xml, "xml", clauses), ways.read(pbf, "pbf", clauses))
+        read = ways.read(xml, "xml", clauses)
+        assert_same_ways(read, ways.read(dense, "pbf", clauses))
+        assert_same_ways(read, ways.read(sparse, "pbf", clauses))
 
 
-def test_pbf_nodes_and_ways_are_osmiums():
+def test_pbf_nodes_and_ways_are_osmiums(tmp_path):
     path = shared_path("osm", "liechtenstein.osm.pbf")
     if not path.exists():
         pytest.skip("needs ../shared/data")
     keep = osm.way_filter("drive")
     read = ways.read(path, "pbf", osm.clauses("drive"))
+    sparse = _as_pbf(path, tmp_path / "sparse.osm.pbf", dense=False)
+    assert_same_ways(read, ways.read(sparse, "pbf", osm.clauses("drive")))
     ids, xs, ys = [], [], []
     for node in osmium.FileProcessor(str(path), osmium.osm.NODE):
         ids.append(node.id)

@@ -278,16 +278,17 @@ def _simplified(u, v, length, travel, n):
     pairs, first = _first_of_each(u * n + v)  # each pair of nodes, and its first edge
     tail, head = pairs // n, pairs % n
     backward = np.sort(head * n + tail)
+    back_tail, back_head = backward // n, backward % n
     end = _endpoints(u, v, n, pairs, backward)
     m = pairs.size
     row = np.zeros(n + 1, dtype=np.int64)  # the pairs from each node
     np.cumsum(np.bincount(tail, minlength=n), out=row[1:])
     # A middle node's two neighbours: the smallest and largest of its pairs either way.
     col = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(backward // n, minlength=n), out=col[1:])
+    np.cumsum(np.bincount(back_tail, minlength=n), out=col[1:])
     middle = np.flatnonzero(~end)
-    lo = np.minimum(head[row[middle]], backward[col[middle]] % n)
-    hi = np.maximum(head[row[middle + 1] - 1], backward[col[middle + 1] - 1] % n)
+    lo = np.minimum(head[row[middle]], back_head[col[middle]])
+    hi = np.maximum(head[row[middle + 1] - 1], back_head[col[middle + 1] - 1])
     low, high = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     low[middle], high[middle] = lo, hi
     # A pair into a middle node goes on along the pair from it to its other neighbour,
@@ -357,6 +358,8 @@ def _without_rings(u, v, length, travel, n):
     joined[label[u[middle[u] & ~middle[v]]]] = True
     joined[label[v[middle[v] & ~middle[u]]]] = True
     ring = middle & ~joined[label]
+    if not ring.any():
+        return u, v, length, travel
     keep = ~ring[u] & ~ring[v]
     return u[keep], v[keep], length[keep], travel[keep]
 

@@ -8,6 +8,8 @@ needs), so that `engine.graphs.roads` builds one graph whatever the file's forma
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,29 +85,98 @@ class _Strings:
 
 
 def _read_pbf(path: Path, clauses: list[Clause]) -> Ways:
-    from pyrosm.engine.blobs import _index_blobs, _read_block
+    """Decode the file's data blocks on a thread each core (pyrosm's decoder lets go of the
+    GIL), a run of blocks to a task, then join the tasks' parts in file order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pyrosm.engine.blobs import _index_blobs
     from pyrosm.pbf_export import read_header_block
-    from pyrosm.primitive_block_decoder import decode_primitive_block
     from pyrosm.utils import valid_header_block
 
     valid_header_block(read_header_block(str(path)))
-    nodes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    ways: list[tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = []
+    blobs = [(offset, size) for kind, offset, size in _index_blobs(str(path)) if kind == "OSMData"]
+    threads = max(1, min(os.cpu_count() or 1, 16))
+    step = max(1, -(-len(blobs) // (4 * threads)))
+    runs = [blobs[k : k + step] for k in range(0, len(blobs), step)]
     strings = {key: _Strings() for key in TAGS}
-    with open(path, "rb") as f:
-        for kind, offset, length in _index_blobs(str(path)):
-            if kind != "OSMData":
-                continue
-            table, header, dense, block_ways, _ = decode_primitive_block(
-                _read_block(f, offset, length), keep_metadata=False
-            )
-            if dense is not None and len(dense["id"]):
-                nodes.append(_pbf_nodes(dense, header))
-            if block_ways is not None and len(block_ways["id"]):
-                kept = _pbf_ways(block_ways, table, clauses, strings)
-                if kept is not None:
-                    ways.append(kept)
+    with ThreadPoolExecutor(threads) as pool:
+        decoded = list(pool.map(lambda run: _decoded_run(path, run, clauses), runs))
+    nodes, ways = [], []
+    for run in decoded:
+        for kind, part in run:
+            if kind == "nodes":
+                nodes.append(part)
+            else:
+                ways.append(_coded(part, strings))
     return _joined(nodes, ways, strings)
+
+
+def _keys(clauses: list[Clause]) -> list[bytes]:
+    """The tags a way's test and the road graph read, asked of the decoder."""
+    return sorted({key.encode() for key, _, _ in clauses} | {key.encode() for key in TAGS})
+
+
+def _decoded_run(path: Path, run: list, clauses: list[Clause]) -> list:
+    """The blocks ``run`` (offsets and sizes in the file) read, decompressed and decoded
+    without the GIL: their parts in order, ``("nodes", (ids, x, y))`` and ``("ways", ...)``
+    (`_kept_ways`). A block the GIL-free decoder hands back is decoded by the plain one."""
+    from operator import itemgetter
+
+    from pyrosm.engine.blobs import _inflated_batch, _read_block, _read_span
+    from pyrosm.primitive_block_decoder import (
+        BLOCK_COUNTS,
+        decode_batch_nogil,
+        decode_primitive_block,
+    )
+
+    wanted = [key.encode() for key, op, _ in clauses if not op] or None
+    status = BLOCK_COUNTS.index("status")
+    parts = []
+    with open(path, "rb") as f:
+        raw = _read_span(f, run[0][0], run[-1][0] + run[-1][1])
+        batches = _inflated_batch(raw, run, itemgetter(0), itemgetter(1),
+                                  lambda blob: _read_block(f, *blob))  # fmt: skip
+        for _, buffer, starts in batches:
+            d = decode_batch_nogil(
+                buffer, starts, keys=wanted, way_strings=True, requested=_keys(clauses)
+            )
+            if d["counts"][:, status].any():  # some blocks handed back: each on its own
+                for b in range(len(starts) - 1):
+                    block = decode_primitive_block(
+                        buffer[starts[b] : starts[b + 1]], keep_metadata=False
+                    )
+                    parts.extend(_block_parts(block, clauses))
+                continue
+            if d["node_id"].size:
+                nano = [
+                    np.rint(d[f"node_{axis}"] * 1e9).astype(np.int64) for axis in ("lon", "lat")
+                ]
+                fixed = [np.sign(v) * (np.abs(v) // 100) for v in nano]
+                parts.append(("nodes", (d["node_id"].astype(np.int64), fixed[0], fixed[1])))
+            if d["way_id"].size:
+                data, off = d["string_data"], d["string_off"].tolist()
+                table = [bytes(data[a:b]).decode("utf-8", "replace")
+                         for a, b in itertools.pairwise(off)]  # fmt: skip
+                kept = _kept_ways(d["way_keys"], d["way_vals"], d["way_tags_off"],
+                                  d["way_refs_off"], d["way_refs"], table, clauses)  # fmt: skip
+                if kept is not None:
+                    parts.append(("ways", kept))
+    return parts
+
+
+def _block_parts(block: tuple, clauses: list[Clause]) -> list:
+    """The parts (as `_decoded_run`'s) of a block decoded by pyrosm's plain decoder."""
+    table, header, dense, ways, _ = block
+    parts = []
+    if dense is not None and len(dense["id"]):
+        parts.append(("nodes", _pbf_nodes(dense, header)))
+    if ways is not None and len(ways["id"]):
+        text = [s.decode("utf-8", "replace") for s in table]
+        kept = _kept_ways(ways["keys"], ways["vals"], ways["tags_off"], ways["refs_off"],
+                          ways["refs"], text, clauses)  # fmt: skip
+        if kept is not None:
+            parts.append(("ways", kept))
+    return parts
 
 
 def _pbf_nodes(dense: dict, header: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -119,47 +190,51 @@ def _pbf_nodes(dense: dict, header: dict) -> tuple[np.ndarray, np.ndarray, np.nd
     return dense["id"].astype(np.int64), fixed[0], fixed[1]
 
 
-def _pbf_ways(block: dict, table: list, clauses: list[Clause], strings: dict):
-    """A block's ways whose tags pass ``clauses``: refs, their counts, and the codes of each
-    kept way's `TAGS` values; None when it keeps none."""
-    keys, vals, tags_off = block["keys"], block["vals"], block["tags_off"]
-    n = len(block["id"])
+def _kept_ways(keys, vals, tags_off, refs_off, refs, table: list[str], clauses: list[Clause]):
+    """The ways (tags ``keys``/``vals``, string ids into ``table``, ``tags_off`` per way;
+    node ids ``refs``, ``refs_off`` per way) whose tags pass ``clauses``: their refs, their
+    counts, and each one's `TAGS` values as string ids into ``table`` (-1 where untagged)
+    with the table; None when none passes."""
+    n = tags_off.size - 1
     owner = np.repeat(np.arange(n), np.diff(tags_off))
-    where = {s: i for i, s in reversed(list(enumerate(table)))}  # a string's first index
+    where: dict[str, list[int]] = {}
+    for i, s in enumerate(table):
+        where.setdefault(s, []).append(i)
 
     def value_ids(key: str) -> np.ndarray:
         """Each way's string id of ``key``'s value (its first if tagged twice), -1 if none."""
         out = np.full(n, -1, dtype=np.int64)
-        sid = where.get(key.encode())
-        if sid is not None:
-            at = np.flatnonzero(keys == sid)[::-1]  # the first tag of a way written last
-            out[owner[at]] = vals[at]
+        at = np.flatnonzero(np.isin(keys, where.get(key, [])))[::-1]  # first written last
+        out[owner[at]] = vals[at]
         return out
 
-    found: dict[str, np.ndarray] = {}
+    found = {key: value_ids(key) for key in {k for k, _, _ in clauses} | set(TAGS)}
     keep = np.ones(n, dtype=bool)
     for key, op, rx in clauses:
-        ids = found[key] = found.get(key, value_ids(key))
+        ids = found[key]
         if not op:
             keep &= ids >= 0
             continue
-        used = np.unique(ids[ids >= 0])
         hit = np.zeros(len(table) + 1, dtype=bool)  # the last slot: no value
-        hit[[i for i in used.tolist() if rx.search(table[i].decode("utf-8", "replace"))]] = True
+        hit[[i for i in np.unique(ids[ids >= 0]).tolist() if rx.search(table[i])]] = True
         keep &= hit[ids] if op == "~" else ~hit[ids]
     if not keep.any():
         return None
-    refs_off = block["refs_off"]
-    counts = np.diff(refs_off)[keep]
-    refs = block["refs"][np.repeat(keep, np.diff(refs_off))]
+    values = {key: found[key][keep] for key in TAGS}
+    refs = refs[np.repeat(keep, np.diff(refs_off))].astype(np.int64)
+    return refs, np.diff(refs_off)[keep], (values, table)
+
+
+def _coded(part: tuple, strings: dict) -> tuple:
+    """A ways part with its `TAGS` values coded over all parts."""
+    refs, counts, (values, table) = part
     codes = {}
     for key in TAGS:
-        ids = found.get(key, value_ids(key))[keep]
-        lookup = np.full(len(table) + 1, -1, dtype=np.int32)  # the last slot: no value
-        for i in np.unique(ids[ids >= 0]).tolist():
-            lookup[i] = strings[key].code(table[i].decode("utf-8", "replace"))
-        codes[key] = lookup[ids]
-    return refs.astype(np.int64), counts, codes
+        lookup = np.full(len(table) + 1, -1, dtype=np.int32)  # the last slot: untagged
+        for i in np.unique(values[key][values[key] >= 0]).tolist():
+            lookup[i] = strings[key].code(table[i])
+        codes[key] = lookup[values[key]]
+    return refs, counts, codes
 
 
 def _joined(nodes: list, ways: list, strings: dict) -> Ways:
