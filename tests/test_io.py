@@ -387,6 +387,31 @@ def test_loads_report_their_stages_and_stop_when_asked(write):
     assert set(engine.graphs.io.cache_dir().glob("*")) == cached
 
 
+def test_osm_loads_report_their_stages_and_stop_when_asked(tmp_path):
+    pytest.importorskip("pyrosm")
+    path = write_osm_grid(tmp_path / "grid.osm", 4, 5)
+    stages = []
+    load_graph(path, progress=stages.append)
+    assert stages == [
+        "reading the OSM ways",
+        "building the roads by osmnx's rules",
+        "building the CSR",
+        "writing the cache",
+    ]
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_roads(stage):
+        if stage.startswith("building the roads"):
+            raise Stop
+
+    cached = set(engine.graphs.io.cache_dir().glob("*"))
+    with pytest.raises(Stop):
+        load_graph(path, weight="travel_time", progress=stop_at_roads)
+    assert set(engine.graphs.io.cache_dir().glob("*")) == cached
+
+
 def test_decompressed_size_is_bounded(write):
     bomb = gzip.compress(b"p tw 2 1\n1 2\n" + b"c" + b" " * (40 * 2**20) + b"\n")
     assert len(bomb) < 100_000

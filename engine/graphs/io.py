@@ -324,20 +324,20 @@ def _quiet(_stage: str) -> None:
     """The progress callback of a load nobody watches."""
 
 
-def _networkx_arcs(reader, network: str | None) -> dict:
+def _networkx_arcs(reader, network: str | None, *, progress) -> dict:
     """The arcs of the osmnx graph ``reader()`` gives."""
+    progress("reading the OSM data")
     return osm.arcs_from_networkx(reader(), network)
 
 
 def _cached_osm(
     kind, ident, path, label, options, arcs, weight, use_cache, max_nodes, progress
 ) -> CSRGraph:
-    """`_cached` for OSM sources: ``arcs()`` gives the road graph's arrays, built with
-    ``weight``."""
+    """`_cached` for OSM sources: ``arcs(progress=...)`` gives the road graph's arrays,
+    built with ``weight``."""
 
     def build() -> CSRGraph:
-        progress("reading the OSM data")
-        made = arcs()
+        made = arcs(progress=progress)
         progress("building the CSR")
         return osm.graph_from_arcs(made, weight, label)
 

@@ -250,13 +250,22 @@ def way_filter(network: str) -> Callable[[Any], bool]:
     return ways.tag_test(clauses(network))
 
 
-def arcs_from_osm(path: Path, network: str = "all", *, fmt: str = "xml") -> dict[str, np.ndarray]:
+def arcs_from_osm(
+    path: Path,
+    network: str = "all",
+    *,
+    fmt: str = "xml",
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, np.ndarray]:
     """The arc and node arrays (as `arcs_from_networkx`'s) of the roads of ``network`` in an
     OSM file, PBF or XML (plain, gzip or bzip2): its ways read as arrays (`ways.read`) and
     built as osmnx builds them (`roads.graph`: osmnx's filter, one-way rule, lengths,
     speeds, simplification), whatever the file's format, so that an XML and a PBF extract
-    of one area give one graph."""
+    of one area give one graph. ``progress`` is told each stage (it may raise to stop)."""
+    say = progress or (lambda _stage: None)
+    say("reading the OSM ways")
     read = ways.read(path, fmt, clauses(network))
+    say("building the roads by osmnx's rules")
     try:
         g = roads.graph(
             read,
