@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from engine._errors import GraphFormatError
+from engine.graphs import pbf
 
 #: The way tags the road graph reads (one-way rules, speeds).
 TAGS = ("highway", "oneway", "junction", "maxspeed")
@@ -89,12 +90,12 @@ def _read_pbf(path: Path, clauses: list[Clause]) -> Ways:
     GIL), a run of blocks to a task, then join the tasks' parts in file order."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from pyrosm.engine.blobs import _index_blobs
-    from pyrosm.pbf_export import read_header_block
-    from pyrosm.utils import valid_header_block
-
-    valid_header_block(read_header_block(str(path)))
-    blobs = [(offset, size) for kind, offset, size in _index_blobs(str(path)) if kind == "OSMData"]
+    try:
+        index = pbf.blobs(path)
+    except GraphFormatError as exc:
+        msg = f"cannot read as OSM PBF: {exc}"
+        raise GraphFormatError(msg) from None
+    blobs = [(offset, size) for kind, offset, size in index if kind == "OSMData"]
     threads = max(1, min(os.cpu_count() or 1, 16))
     step = max(1, -(-len(blobs) // (4 * threads)))
     runs = [blobs[k : k + step] for k in range(0, len(blobs), step)]
@@ -120,47 +121,37 @@ def _decoded_run(path: Path, run: list, clauses: list[Clause]) -> list:
     """The blocks ``run`` (offsets and sizes in the file) read, decompressed and decoded
     without the GIL: their parts in order, ``("nodes", (ids, x, y))`` and ``("ways", ...)``
     (`_kept_ways`). A block the GIL-free decoder hands back is decoded by the plain one."""
-    from operator import itemgetter
-
-    from pyrosm.engine.blobs import _inflated_batch, _read_block, _read_span
     from pyrosm.primitive_block_decoder import (
         BLOCK_COUNTS,
         decode_batch_nogil,
         decode_primitive_block,
     )
 
-    wanted = [key.encode() for key, op, _ in clauses if not op] or None
-    status = BLOCK_COUNTS.index("status")
-    parts = []
     with open(path, "rb") as f:
-        raw = _read_span(f, run[0][0], run[-1][0] + run[-1][1])
-        batches = _inflated_batch(raw, run, itemgetter(0), itemgetter(1),
-                                  lambda blob: _read_block(f, *blob))  # fmt: skip
-        for _, buffer, starts in batches:
-            d = decode_batch_nogil(
-                buffer, starts, keys=wanted, way_strings=True, requested=_keys(clauses)
-            )
-            if d["counts"][:, status].any():  # some blocks handed back: each on its own
-                for b in range(len(starts) - 1):
-                    block = decode_primitive_block(
-                        buffer[starts[b] : starts[b + 1]], keep_metadata=False
-                    )
-                    parts.extend(_block_parts(block, clauses))
-                continue
-            if d["node_id"].size:
-                nano = [
-                    np.rint(d[f"node_{axis}"] * 1e9).astype(np.int64) for axis in ("lon", "lat")
-                ]
-                fixed = [np.sign(v) * (np.abs(v) // 100) for v in nano]
-                parts.append(("nodes", (d["node_id"].astype(np.int64), fixed[0], fixed[1])))
-            if d["way_id"].size:
-                data, off = d["string_data"], d["string_off"].tolist()
-                table = [bytes(data[a:b]).decode("utf-8", "replace")
-                         for a, b in itertools.pairwise(off)]  # fmt: skip
-                kept = _kept_ways(d["way_keys"], d["way_vals"], d["way_tags_off"],
-                                  d["way_refs_off"], d["way_refs"], table, clauses)  # fmt: skip
-                if kept is not None:
-                    parts.append(("ways", kept))
+        blocks = [pbf.block(f, offset, size) for offset, size in run]
+    starts = np.zeros(len(blocks) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in blocks], out=starts[1:])
+    buffer = np.frombuffer(b"".join(blocks), dtype=np.uint8)
+    wanted = [key.encode() for key, op, _ in clauses if not op] or None
+    d = decode_batch_nogil(buffer, starts, keys=wanted, way_strings=True, requested=_keys(clauses))
+    if d["counts"][:, BLOCK_COUNTS.index("status")].any():  # handed back: each on its own
+        parts = []
+        for block in blocks:
+            decoded = decode_primitive_block(np.frombuffer(block, np.uint8), keep_metadata=False)
+            parts.extend(_block_parts(decoded, clauses))
+        return parts
+    parts = []
+    if d["node_id"].size:
+        nano = [np.rint(d[f"node_{axis}"] * 1e9).astype(np.int64) for axis in ("lon", "lat")]
+        fixed = [np.sign(v) * (np.abs(v) // 100) for v in nano]
+        parts.append(("nodes", (d["node_id"].astype(np.int64), fixed[0], fixed[1])))
+    if d["way_id"].size:
+        data, off = d["string_data"], d["string_off"].tolist()
+        table = [bytes(data[a:b]).decode("utf-8", "replace") for a, b in itertools.pairwise(off)]
+        kept = _kept_ways(d["way_keys"], d["way_vals"], d["way_tags_off"], d["way_refs_off"],
+                          d["way_refs"], table, clauses)  # fmt: skip
+        if kept is not None:
+            parts.append(("ways", kept))
     return parts
 
 
