@@ -80,18 +80,17 @@ def graph(
         roads lets every node reach every other.
     """
     ids, x, y = _nodes(ways)
-    u, v, way, both, places = _edges(ways, ids, two_way=two_way) if ids.size else ((),) * 5
+    u, v, way, twin = _edges(ways, ids, two_way=two_way) if ids.size else ((),) * 4
     if len(u) == 0:
         raise GraphFormatError(nothing)
     lon, lat = x / PRECISION, y / PRECISION
-    drawn = u.size - int(both.sum())  # a reverse edge has its edge's length, to the bit
-    a, b = u[:drawn], v[:drawn]
-    length = great_circle(lat[a], lon[a], lat[b], lon[b])
-    length = np.concatenate([length, length[both]])
+    drawn = twin == np.arange(u.size)  # an edge and its reverse have one length, to the bit
+    a, b = u[drawn], v[drawn]
+    length = great_circle(lat[a], lon[a], lat[b], lon[b])[(np.cumsum(drawn) - 1)[twin]]
     speed = _speeds(ways, way, speed_kph, implicit)
     with np.errstate(divide="ignore"):  # a speed of 0 km/h: refused by the caller
         travel = (length / 1000) / (speed / (60 * 60))
-    u, v, length, travel = _simplified(u, v, length, travel, ids.size, places)
+    u, v, length, travel = _simplified(u, v, length, travel, ids.size)
     u, v, length, travel, kept = _largest_strong_part(u, v, length, travel, ids.size)
     index = np.full(ids.size, -1, dtype=np.int64)
     index[kept] = np.arange(kept.size)
@@ -155,37 +154,28 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     return sorted_set[at] == values
 
 
-def _first_of_each(key: np.ndarray, rank: np.ndarray | None = None):
-    """The distinct values of ``key`` (non-negative), sorted, and the place of each one's
-    first element: first in the array, or of least ``rank`` (an order of the elements,
-    0 to ``key.size - 1``).
+def _first_of_each(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``key`` (non-negative), sorted, and where each first comes.
 
-    One sort of the values and their ranks packed into one integer where they fit (a
-    lexsort where they do not): several times faster than NumPy's argsort."""
+    One sort of the values and their places packed into one integer where they fit (a
+    stable argsort where they do not): several times faster than NumPy's argsort."""
     m = key.size
-    order = np.arange(m) if rank is None else rank
     bits = max(int(m - 1).bit_length(), 1)
     if m and int(key.max()) < 1 << (63 - bits):
-        packed = np.sort((key << bits) | order)
-        values, ranks = packed >> bits, packed & ((1 << bits) - 1)
+        packed = np.sort((key << bits) | np.arange(m))
+        values, places = packed >> bits, packed & ((1 << bits) - 1)
     else:
-        at = np.lexsort((order, key))
-        values, ranks = key[at], order[at]
+        places = np.argsort(key, kind="stable")
+        values = key[places]
     new = np.ones(m, dtype=bool)
     np.not_equal(values[1:], values[:-1], out=new[1:])
-    if rank is None:
-        return values[new], ranks[new]
-    place = np.empty(m, dtype=np.int64)
-    place[rank] = np.arange(m)
-    return values[new], place[ranks[new]]
+    return values[new], places[new]
 
 
 def _edges(ways: Ways, ids: np.ndarray, *, two_way: bool):
-    """The graph's edges as node indices into ``ids``: each way's edges along its nodes
-    (against them where its ``oneway`` says so), then the same reversed for the ways that
-    go both ways; each edge's way; which edges have a reverse (the reverses come in their
-    order); and each edge's place in osmnx's order of insertion (way by way, its edges,
-    then the same reversed)."""
+    """The graph's edges as node indices into ``ids``, in osmnx's order of insertion (way
+    by way, its edges, then the same reversed), each edge's way, and its twin: the edge
+    itself, or for the reverse of an edge that edge."""
     n_ways = ways.offsets.size - 1
     owner = np.repeat(np.arange(n_ways), np.diff(ways.offsets))
     at = np.minimum(np.searchsorted(ids, ways.refs), ids.size - 1)
@@ -208,13 +198,18 @@ def _edges(ways: Ways, ids: np.ndarray, *, two_way: bool):
     backwards = (one_way & against[codes])[way]
     u, v = np.where(backwards, v, u), np.where(backwards, u, v)
     both = ~one_way[way]
+    # Way by way: its edges, then (two-way) the same reversed.
     ahead = np.bincount(way, minlength=n_ways)
     start = np.zeros(n_ways + 1, dtype=np.int64)
     np.cumsum(ahead * (1 + ~one_way), out=start[1:])
-    places = start[way] + np.arange(way.size) - np.repeat(np.cumsum(ahead) - ahead, ahead)
-    places = np.concatenate([places, places[both] + ahead[way[both]]])
-    return (np.concatenate([u, v[both]]), np.concatenate([v, u[both]]),
-            np.concatenate([way, way[both]]), both, places)  # fmt: skip
+    rank = np.arange(way.size) - np.repeat(np.cumsum(ahead) - ahead, ahead)
+    places = start[way] + rank
+    total = int(start[-1])
+    tails, heads, owners, twin = (np.empty(total, dtype=np.int64) for _ in range(4))
+    tails[places], heads[places], owners[places], twin[places] = u, v, way, places
+    back = places[both] + ahead[way[both]]
+    tails[back], heads[back], owners[back], twin[back] = v[both], u[both], way[both], places[both]
+    return tails, heads, owners, twin
 
 
 def clean_maxspeed(value: str, implicit: dict) -> float | None:
@@ -277,10 +272,10 @@ def _endpoints(u, v, n, pairs, backward) -> np.ndarray:
     return loop | (out == 0) | (into == 0) | ~middle
 
 
-def _simplified(u, v, length, travel, n, places):
+def _simplified(u, v, length, travel, n):
     """osmnx's ``simplify_graph`` on the multigraph ``u → v`` of ``n`` nodes (rings
-    removed), its edges inserted in the order ``places``; returns its edges."""
-    pairs, first = _first_of_each(u * n + v, places)  # each pair, and its first edge
+    removed); returns its edges."""
+    pairs, first = _first_of_each(u * n + v)  # each pair of nodes, and its first edge
     tail, head = pairs // n, pairs % n
     backward = np.sort(head * n + tail)
     back_tail, back_head = backward // n, backward % n
