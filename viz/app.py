@@ -17,11 +17,6 @@ from collections.abc import Callable
 from functools import partial
 
 import panel as pn
-
-# Every page's first search is checked against SciPy's Dijkstra, and an OSM file's roads are
-# split into strongly connected parts by SciPy: its graph module is imported once, as the
-# server starts (0.2 s here, 0.7 s on the H100 machine's host), not while a page waits.
-import scipy.sparse.csgraph  # noqa: F401
 from bokeh.core.validation import silence
 from bokeh.core.validation.warnings import FIXED_SIZING_MODE
 from bokeh.models import DataRange1d
