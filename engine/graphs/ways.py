@@ -1,5 +1,5 @@
-"""The road ways of an OSM file as arrays: PBF decoded block by block (pyrosm's decoder),
-OSM XML read by osmium.
+"""The road ways of an OSM file as arrays: a PBF's blocks decoded on a thread each core by
+pyrosm's block decoder (its framing read by `engine.graphs.pbf`), OSM XML read by osmium.
 
 A `Ways` holds the file's nodes (ids and fixed-point coordinates, in file order) and the
 ways a filter of their tags keeps (their node references and the four tags the road graph
