@@ -114,12 +114,13 @@ def test_merged_roads_sum_their_edges_in_order():
     u, v = np.array([0, 1, 2, 3]), np.array([1, 2, 3, 0])
     length = np.array([0.1, 0.2, 0.3, 1e-17])
     travel = length * 10
-    got = roads._simplified(u, v, length, travel, 4)
+    got = roads._simplified(u, v, length, travel, 4, roads._pairs(u, v, 4))
     # a ring of middle nodes only: osmnx drops it whole
     assert all(part.size == 0 for part in got)
     u, v = np.array([0, 1, 2, 0]), np.array([1, 2, 3, 3])  # 0 → 1 → 2 → 3 and 0 → 3
-    got_u, got_v, got_length, _ = roads._simplified(u, v, np.array([0.1, 0.2, 0.3, 5.0]),
-                                                    np.zeros(4), 4)  # fmt: skip
+    lengths = np.array([0.1, 0.2, 0.3, 5.0])
+    made = roads._pairs(u, v, 4)
+    got_u, got_v, got_length, _ = roads._simplified(u, v, lengths, np.zeros(4), 4, made)
     merged = got_length[(got_u == 0) & (got_v == 3)]
     assert sorted(merged.tolist()) == [((0.0 + 0.1) + 0.2) + 0.3, 5.0]
 

@@ -31,6 +31,7 @@ osmnx's graph.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -84,13 +85,21 @@ def graph(
     if len(u) == 0:
         raise GraphFormatError(nothing)
     lon, lat = x / PRECISION, y / PRECISION
-    drawn = twin == np.arange(u.size)  # an edge and its reverse have one length, to the bit
-    a, b = u[drawn], v[drawn]
-    length = great_circle(lat[a], lon[a], lat[b], lon[b])[(np.cumsum(drawn) - 1)[twin]]
-    speed = _speeds(ways, way, speed_kph, implicit)
-    with np.errstate(divide="ignore"):  # a speed of 0 km/h: refused by the caller
-        travel = (length / 1000) / (speed / (60 * 60))
-    u, v, length, travel = _simplified(u, v, length, travel, ids.size)
+
+    def weights():
+        drawn = twin == np.arange(u.size)  # an edge and its reverse: one length, to the bit
+        a, b = u[drawn], v[drawn]
+        length = great_circle(lat[a], lon[a], lat[b], lon[b])[(np.cumsum(drawn) - 1)[twin]]
+        speed = _speeds(ways, way, speed_kph, implicit)
+        with np.errstate(divide="ignore"):  # a speed of 0 km/h: refused by the caller
+            return length, (length / 1000) / (speed / (60 * 60))
+
+    # The weights and the pairs of nodes on two cores: NumPy lets go of the GIL in both.
+    with ThreadPoolExecutor(1) as pool:
+        weighed = pool.submit(weights)
+        pairs = _pairs(u, v, ids.size)
+        length, travel = weighed.result()
+    u, v, length, travel = _simplified(u, v, length, travel, ids.size, pairs)
     u, v, length, travel, kept = _largest_strong_part(u, v, length, travel, ids.size)
     index = np.full(ids.size, -1, dtype=np.int64)
     index[kept] = np.arange(kept.size)
@@ -272,14 +281,21 @@ def _endpoints(u, v, n, pairs, backward) -> np.ndarray:
     return loop | (out == 0) | (into == 0) | ~middle
 
 
-def _simplified(u, v, length, travel, n):
-    """osmnx's ``simplify_graph`` on the multigraph ``u → v`` of ``n`` nodes (rings
-    removed); returns its edges."""
-    pairs, first = _first_of_each(u * n + v)  # each pair of nodes, and its first edge
+def _pairs(u, v, n) -> tuple:
+    """The multigraph ``u → v``'s distinct pairs of nodes (sorted keys ``tail × n +
+    head``), each one's first edge, its tail and head, the keys ``head × n + tail`` sorted,
+    and which nodes are endpoints (`_endpoints`)."""
+    pairs, first = _first_of_each(u * n + v)
     tail, head = pairs // n, pairs % n
     backward = np.sort(head * n + tail)
+    return pairs, first, tail, head, backward, _endpoints(u, v, n, pairs, backward)
+
+
+def _simplified(u, v, length, travel, n, made):
+    """osmnx's ``simplify_graph`` on the multigraph ``u → v`` of ``n`` nodes (rings
+    removed), whose `_pairs` are ``made``; returns its edges."""
+    pairs, first, tail, head, backward, end = made
     back_tail, back_head = backward // n, backward % n
-    end = _endpoints(u, v, n, pairs, backward)
     m = pairs.size
     row = np.zeros(n + 1, dtype=np.int64)  # the pairs from each node
     np.cumsum(np.bincount(tail, minlength=n), out=row[1:])
