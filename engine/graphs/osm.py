@@ -75,11 +75,7 @@ def arcs_from_networkx(G, network: str | None = None) -> dict[str, np.ndarray]:
     _check_nodes(G)
     G = ox.truncate.largest_component(G, strongly=True)
     if G.number_of_edges() == 0:
-        msg = (
-            "no part of these roads lets every node reach every other (one-way streets "
-            "only?); try --network walk, or a larger extract"
-        )
-        raise GraphFormatError(msg)
+        raise GraphFormatError(roads.NO_STRONG_PART)
     if not all("travel_time" in data for *_, data in G.edges(data=True)):
         timed(G, network)
     node_ids = np.array(sorted(G.nodes), dtype=np.int64)

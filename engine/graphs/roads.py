@@ -48,6 +48,11 @@ FALLBACK_KPH = 30.0
 #: osmnx's pattern of a maxspeed value, and its miles to kilometres.
 _MAXSPEED = re.compile(r"^([0-9][\.,0-9]*?)(?:[ ]?(?:km/h|kmh|kph|mph|knots))?$")
 MILES_TO_KM = 1.60934
+#: The words of a road graph without a strongly connected part of two nodes or more.
+NO_STRONG_PART = (
+    "no part of these roads lets every node reach every other (one-way streets only?); try "
+    "--network walk, or a larger extract"
+)
 
 
 def graph(
@@ -347,9 +352,6 @@ def _without_rings(u, v, length, travel, n):
     part is all middle nodes, each of two neighbours: it is a part of the graph of the
     middle nodes that no edge joins to an endpoint. Only nodes of two or four edges can be
     middle nodes: their neighbours are counted."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     degree = np.bincount(u, minlength=n) + np.bincount(v, minlength=n)
     maybe = (degree == 2) | (degree == 4)
     near = maybe[u] | maybe[v]
@@ -368,8 +370,7 @@ def _without_rings(u, v, length, travel, n):
     if not middle.any():
         return u, v, length, travel
     inner = middle[u] & middle[v]
-    graph = coo_matrix((np.ones(int(inner.sum())), (u[inner], v[inner])), shape=(n, n))
-    _, label = connected_components(graph, directed=True, connection="weak")
+    label = _parts(u[inner], v[inner], n, "weak")
     joined = np.zeros(label.max() + 1, dtype=bool)
     joined[label[u[middle[u] & ~middle[v]]]] = True
     joined[label[v[middle[v] & ~middle[u]]]] = True
@@ -383,13 +384,9 @@ def _without_rings(u, v, length, travel, n):
 def _largest_strong_part(u, v, length, travel, n):
     """The edges inside the largest strongly connected part and its nodes (osmnx's
     ``largest_component``; of equal parts, the one with the smallest node)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     used = np.zeros(n, dtype=bool)
     used[u] = used[v] = True
-    _, label = connected_components(coo_matrix((np.ones(u.size), (u, v)), shape=(n, n)),
-                                    directed=True, connection="strong")  # fmt: skip
+    label = _parts(u, v, n, "strong")
     size = np.bincount(label[used], minlength=label.max(initial=-1) + 1)
     lowest = np.full(size.size, n, dtype=np.int64)
     np.minimum.at(lowest, label, np.arange(n))
@@ -397,9 +394,15 @@ def _largest_strong_part(u, v, length, travel, n):
     best = int(tied[np.argmin(lowest[tied])]) if size.size else -1
     keep = (label[u] == best) & (label[v] == best)
     if not keep.any():
-        msg = (
-            "no part of these roads lets every node reach every other (one-way streets "
-            "only?); try --network walk, or a larger extract"
-        )
-        raise GraphFormatError(msg)
+        raise GraphFormatError(NO_STRONG_PART)
     return u[keep], v[keep], length[keep], travel[keep], np.flatnonzero(used & (label == best))
+
+
+def _parts(u, v, n, connection: str) -> np.ndarray:
+    """Each of ``n`` nodes' label of its ``weak`` or ``strong`` part of the graph ``u → v``
+    (SciPy's)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    graph = coo_matrix((np.ones(u.size), (u, v)), shape=(n, n))
+    return connected_components(graph, directed=True, connection=connection)[1]

@@ -23,6 +23,8 @@ from engine.graphs.io import write_atomic
 BLOCK_M = 100.0
 CENTRE = (8.0, 47.0)  # longitude, latitude in degrees
 SPEED_KMH = {"street": 30.0, "arterial": 60.0}
+#: The share of streets left out, and which rows and columns are arterials, by default.
+MISSING, ARTERIAL_EVERY = 0.15, 8
 
 
 def _streets(n_nodes: int, seed: int, missing: float, arterial_every: int):
@@ -57,7 +59,9 @@ def _streets(n_nodes: int, seed: int, missing: float, arterial_every: int):
     return n, tails, heads, arterial, metres, lon, lat
 
 
-def city_arcs(n_nodes: int, *, seed: int = 0, missing: float = 0.15, arterial_every: int = 8):
+def city_arcs(
+    n_nodes: int, *, seed: int = 0, missing: float = MISSING, arterial_every: int = ARTERIAL_EVERY
+):
     """The arcs and coordinates of a city of about ``n_nodes`` crossings.
 
     Returns (n, tails, heads, weights, lon, lat): ``n`` is ``rows × cols`` (the square at or
@@ -106,7 +110,14 @@ def write_city(stem: str | Path, n_nodes: int, *, seed: int = 0, **options) -> t
     return gr, co
 
 
-def write_city_pbf(path: str | Path, n_nodes: int, *, seed: int = 0, **options) -> Path:
+def write_city_pbf(
+    path: str | Path,
+    n_nodes: int,
+    *,
+    seed: int = 0,
+    missing: float = MISSING,
+    arterial_every: int = ARTERIAL_EVERY,
+) -> Path:
     """Write a synthetic city (`city_arcs`'s streets) as an OSM PBF of road ways; return
     its path.
 
@@ -117,9 +128,7 @@ def write_city_pbf(path: str | Path, n_nodes: int, *, seed: int = 0, **options) 
     import osmium
     from osmium.osm.mutable import Node, Way
 
-    _, tails, heads, arterial, _, lon, lat = _streets(
-        n_nodes, seed, options.get("missing", 0.15), options.get("arterial_every", 8)
-    )
+    _, tails, heads, arterial, _, lon, lat = _streets(n_nodes, seed, missing, arterial_every)
     rng = np.random.default_rng(seed + 1)
     pick = rng.random(tails.size)
     oneway = rng.random(tails.size) < 0.05

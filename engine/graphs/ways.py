@@ -48,12 +48,6 @@ class Ways:
     offsets: np.ndarray
     tags: dict[str, tuple[np.ndarray, list[str]]]
 
-    def values(self, key: str) -> np.ndarray:
-        """Each way's value of ``key``, None where it has none (an object array)."""
-        codes, strings = self.tags[key]
-        table = np.array([*strings, None], dtype=object)
-        return table[codes]
-
 
 def read(path: Path, fmt: str, clauses: list[Clause]) -> Ways:
     """The nodes of the OSM file ``path`` (``fmt``: ``pbf`` or ``xml``) and its ways whose
@@ -142,9 +136,10 @@ def _decoded_run(path: Path, run: list, clauses: list[Clause]) -> list:
         return parts
     parts = []
     if d["node_id"].size:
-        nano = [np.rint(d[f"node_{axis}"] * 1e9).astype(np.int64) for axis in ("lon", "lat")]
-        fixed = [np.sign(v) * (np.abs(v) // 100) for v in nano]
-        parts.append(("nodes", (d["node_id"].astype(np.int64), fixed[0], fixed[1])))
+        x, y = (
+            _fixed(np.rint(d[f"node_{axis}"] * 1e9).astype(np.int64)) for axis in ("lon", "lat")
+        )
+        parts.append(("nodes", (d["node_id"].astype(np.int64), x, y)))
     if d["way_id"].size:
         data, off = d["string_data"], d["string_off"].tolist()
         table = [bytes(data[a:b]).decode("utf-8", "replace") for a, b in itertools.pairwise(off)]
@@ -171,14 +166,18 @@ def _block_parts(block: tuple, clauses: list[Clause]) -> list:
 
 
 def _pbf_nodes(dense: dict, header: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A block's node ids and coordinates in 1e-7 degrees, as osmium reads them: nanodegrees
-    ``offset + granularity × value`` divided by 100, rounded toward zero."""
+    """A block's node ids and coordinates in 1e-7 degrees: nanodegrees ``offset +
+    granularity × value``, `_fixed`."""
     granularity = int(header.get("granularity", 100))
-    fixed = []
-    for axis in ("lon", "lat"):
-        nano = header.get(f"{axis}_offset", 0) + granularity * dense[axis].astype(np.int64)
-        fixed.append(np.sign(nano) * (np.abs(nano) // 100))
-    return dense["id"].astype(np.int64), fixed[0], fixed[1]
+    x, y = (_fixed(header.get(f"{axis}_offset", 0) + granularity * dense[axis].astype(np.int64))
+            for axis in ("lon", "lat"))  # fmt: skip
+    return dense["id"].astype(np.int64), x, y
+
+
+def _fixed(nano: np.ndarray) -> np.ndarray:
+    """Nanodegrees in 1e-7 degrees, as osmium reads them: divided by 100, rounded toward
+    zero."""
+    return np.sign(nano) * (np.abs(nano) // 100)
 
 
 def _kept_ways(keys, vals, tags_off, refs_off, refs, table: list[str], clauses: list[Clause]):
@@ -248,21 +247,31 @@ def _joined(nodes: list, ways: list, strings: dict) -> Ways:
     )
 
 
-def _read_xml(path: Path, clauses: list[Clause]) -> Ways:
+def osmium_file(path: Path, fmt: str):
+    """``path`` for osmium, which picks its reader by the name: PBF, or XML plain or
+    compressed, whatever the file is called."""
     import osmium
 
     from engine.graphs.dimacs import compression
 
+    if fmt == "pbf":
+        return osmium.io.File(str(path), "pbf")
     packed = compression(path)
     if packed == ".xz":
         msg = "xz-compressed OSM XML is not read; decompress it or use .gz/.bz2"
         raise GraphFormatError(msg)
+    return osmium.io.File(str(path), "osm" + (packed or ""))
+
+
+def _read_xml(path: Path, clauses: list[Clause]) -> Ways:
+    import osmium
+
+    source = osmium_file(path, "xml")
     keep = tag_test(clauses)
     ids, xs, ys = [], [], []
     refs, counts = [], []
     strings = {key: _Strings() for key in TAGS}
     codes: dict[str, list[int]] = {key: [] for key in TAGS}
-    source = osmium.io.File(str(path), "osm" + (packed or ""))
     for obj in osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY):
         if obj.is_node():
             ids.append(obj.id)

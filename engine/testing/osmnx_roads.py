@@ -11,6 +11,7 @@ from pathlib import Path
 
 from engine._errors import GraphFormatError
 from engine.graphs import osm
+from engine.graphs.ways import osmium_file
 
 
 def arcs(path: Path, network: str = "all", *, fmt: str = "xml") -> dict:
@@ -26,22 +27,6 @@ def arcs(path: Path, network: str = "all", *, fmt: str = "xml") -> dict:
     return osm.arcs_from_networkx(nx.MultiDiGraph(G.subgraph(best)), network)
 
 
-def _osmium_input(path: Path, fmt: str):
-    """``path`` for osmium, which picks its reader by the name: PBF, or XML plain or
-    compressed, whatever the file is called."""
-    import osmium
-
-    from engine.graphs.dimacs import compression
-
-    if fmt == "pbf":
-        return osmium.io.File(str(path), "pbf")
-    packed = compression(path)
-    if packed == ".xz":
-        msg = f"{path.name}: xz-compressed OSM XML is not read; decompress it or use .gz/.bz2"
-        raise GraphFormatError(msg)
-    return osmium.io.File(str(path), "osm" + (packed or ""))
-
-
 def clean_osm_xml(path: Path, out: Path, network: str = "all", *, fmt: str = "xml") -> int:
     """Write the roads of ``network`` in an OSM file (``fmt``: ``xml`` or ``pbf``) to
     ``out`` as OSM XML in a form osmnx accepts; return how many ways were written.
@@ -55,8 +40,8 @@ def clean_osm_xml(path: Path, out: Path, network: str = "all", *, fmt: str = "xm
     from osmium.osm.mutable import Node, Way
 
     keep = osm.way_filter(network)
-    source = _osmium_input(path, fmt)
     try:
+        source = osmium_file(path, fmt)
         ways, next_id = [], 1
         for way in osmium.FileProcessor(source, osmium.osm.WAY):
             next_id = max(next_id, way.id + 1)
