@@ -359,56 +359,48 @@ def test_declared_size_is_refused_before_allocating(write):
     assert set(engine.graphs.io.cache_dir().glob("*")) == cached
 
 
-def test_loads_report_their_stages_and_stop_when_asked(write):
-    path = write("tiny.gr", DIMACS_TEXT)
-    stages = []
-    load_graph(path, progress=stages.append)
-    assert stages == [
-        "reading the file",
-        "parsing the arcs",
-        "building the CSR",
-        "writing the cache",
-    ]
-    stages.clear()
-    load_graph(path, progress=stages.append)
-    assert stages == ["reading the cache"]
-
-    class Stop(Exception):
-        pass
-
-    def stop_at_csr(stage):
-        if stage == "building the CSR":
-            raise Stop
-
-    other = write("other.gr", DIMACS_TEXT)
-    cached = set(engine.graphs.io.cache_dir().glob("*"))
-    with pytest.raises(Stop):
-        load_graph(other, progress=stop_at_csr)
-    assert set(engine.graphs.io.cache_dir().glob("*")) == cached
-
-
-def test_osm_loads_report_their_stages_and_stop_when_asked(tmp_path):
+def _osm_grid(path, rows):
     pytest.importorskip("pyrosm")
-    path = write_osm_grid(tmp_path / "grid.osm", 4, 5)
-    stages = []
-    load_graph(path, progress=stages.append)
-    assert stages == [
-        "reading the OSM ways",
-        "building the roads by osmnx's rules",
-        "building the CSR",
-        "writing the cache",
-    ]
+    return write_osm_grid(path, rows, 5)
+
+
+def _dimacs_file(path, _rows):
+    path.write_bytes(DIMACS_TEXT)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "suffix", "stages", "stop_at"),
+    [
+        (_dimacs_file, ".gr",
+         ["reading the file", "parsing the arcs", "building the CSR", "writing the cache"],
+         "building the CSR"),
+        (_osm_grid, ".osm",
+         ["reading the OSM ways", "building the roads by osmnx's rules", "building the CSR",
+          "writing the cache"],
+         "building the roads by osmnx's rules"),
+    ],
+)  # fmt: skip
+def test_loads_report_their_stages_and_stop_when_asked(tmp_path, make, suffix, stages, stop_at):
+    path = make(tmp_path / f"tiny{suffix}", 4)
+    seen = []
+    load_graph(path, progress=seen.append)
+    assert seen == stages
+    seen.clear()
+    load_graph(path, progress=seen.append)
+    assert seen == ["reading the cache"]
 
     class Stop(Exception):
         pass
 
-    def stop_at_roads(stage):
-        if stage.startswith("building the roads"):
+    def stop(stage):
+        if stage == stop_at:
             raise Stop
 
+    other = make(tmp_path / f"other{suffix}", 5)
     cached = set(engine.graphs.io.cache_dir().glob("*"))
     with pytest.raises(Stop):
-        load_graph(path, weight="travel_time", progress=stop_at_roads)
+        load_graph(other, progress=stop)
     assert set(engine.graphs.io.cache_dir().glob("*")) == cached
 
 
