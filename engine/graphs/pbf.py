@@ -46,12 +46,11 @@ def blobs(path: Path) -> list[tuple[str, int, int]]:
                 raise GraphFormatError(msg)
             out.append((kind, at + 4 + length, data))
             at += 4 + length + data
-    if not out or out[0][0] != "OSMHeader":
-        msg = "no OSMHeader block first"
-        raise GraphFormatError(msg)
-    with open(path, "rb") as f:
-        header = dict(_repeated(_fields(block(f, *out[0][1:]))))
-    features = [bytes(s).decode("utf-8", "replace") for s in header.get(4, [])]
+        if not out or out[0][0] != "OSMHeader":
+            msg = "no OSMHeader block first"
+            raise GraphFormatError(msg)
+        header = _fields(block(f, *out[0][1:]))
+        features = [bytes(v).decode("utf-8", "replace") for number, v in header if number == 4]
     unknown = [feature for feature in features if feature not in KNOWN_FEATURES]
     if unknown:
         msg = f"the file requires the PBF feature {unknown[0]!r}, which is not read"
@@ -130,11 +129,3 @@ def _fields(data: bytes):
             msg = "a block's field runs past its end"
             raise GraphFormatError(msg)
         yield number, value
-
-
-def _repeated(fields):
-    """Fields by number, each a list of its values (bytes)."""
-    out: dict[int, list] = {}
-    for number, value in fields:
-        out.setdefault(number, []).append(bytes(value) if isinstance(value, memoryview) else value)
-    return out.items()
