@@ -241,7 +241,7 @@ def _pairs_through(xp, i_tails, i_x, i_w, o_x, o_heads, o_w):
     return tails[keep], heads[keep], weights[keep], i_x[arc_in][keep]
 
 
-def _witnessed(xp, s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span, avoid=None):
+def _witnessed(xp, s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span):
     """Which shortcuts ``a → b`` have a *witness*: a path ``a → y → b`` of at most their
     weight over the arcs ``k_*`` (sorted by (tail, head)) that the round keeps, so that
     ``y`` is not removed in it; none is looked for from a tail of over `WITNESS_FANOUT`
@@ -254,37 +254,9 @@ def _witnessed(xp, s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, spa
     which, arc = _ranges(xp, first, count)
     at = _position(xp, k_tails * span + k_heads, k_heads[arc] * span + s_heads[which])
     hit = (at >= 0) & (k_weights[arc] + k_weights[at] <= s_weights[which])
-    if avoid is not None:
-        hit &= k_heads[arc] != avoid[which]
     found = xp.zeros(s_tails.size, dtype=bool)
     found[which[hit]] = True
     return found
-
-
-#: Tried (decision 0102): the order by edge difference plus contracted neighbours.
-PRIORITY = "degree"
-PAIR_CAP = 1024
-WITNESS_ED = True
-HOPS2 = False
-
-
-def _edge_difference(xp, tails, heads, weights, span):
-    n_in = xp.bincount(heads, minlength=span)
-    n_out = xp.bincount(tails, minlength=span)
-    prod = n_in * n_out
-    small = prod <= PAIR_CAP
-    i_ok, o_ok = small[heads], small[tails]
-    s_t, s_h, s_w, through = _pairs_through(
-        xp, tails[i_ok], heads[i_ok], weights[i_ok], tails[o_ok], heads[o_ok], weights[o_ok]
-    )
-    if WITNESS_ED:
-        wit = _witnessed(xp, s_t, s_h, s_w, tails, heads, weights, span, avoid=through)
-    else:
-        wit = xp.zeros(s_t.size, bool)
-    exists = _position(xp, tails * span + heads, s_t * span + s_h) >= 0
-    new = ~wit & ~exists
-    added = xp.where(small, xp.bincount(through[new], minlength=span), prod)
-    return added - n_in - n_out
 
 
 def contract(
@@ -340,32 +312,17 @@ def contract(
     # many places at once.
     tie = xp.asarray(np.random.default_rng(0).permutation(n))
     up, down = [], []
-    gone_next = xp.zeros(n, dtype=np.int64)
     for r in range(max_rounds):
         degree = _neighbour_counts(xp, tails, heads, span)
         candidate = alive & (degree <= max_degree)
         # Independent: of two neighbouring candidates, the one of fewer neighbours (then the
         # earlier tie) goes.
-        if PRIORITY == "degree":
-            rank = degree.astype(np.int64) * span + tie
-        else:
-            pr = _edge_difference(xp, tails, heads, weights, span) + gone_next
-            rank = (pr - int(pr.min())) * span + tie
+        rank = degree.astype(np.int64) * span + tie
         both = candidate[tails] & candidate[heads]
         low, high = tails[both], heads[both]
         loser = xp.where(rank[low] > rank[high], low, high)
         chosen = candidate.copy()
         chosen[loser] = False
-        if HOPS2:  # independent within two hops (NumPy only)
-            big = np.int64(2**62)
-            rk = xp.where(candidate, rank, big)
-            m1 = rk.copy()
-            np.minimum.at(m1, tails, rk[heads])
-            np.minimum.at(m1, heads, rk[tails])
-            m2 = m1.copy()
-            np.minimum.at(m2, tails, m1[heads])
-            np.minimum.at(m2, heads, m1[tails])
-            chosen = candidate & (rk == m2)
         into, out_of = chosen[heads], chosen[tails]
         s_tails, s_heads, s_weights, through = _pairs_through(
             xp, *(a[into] for a in (tails, heads, weights)),
@@ -384,7 +341,6 @@ def contract(
             keep[keep] = ~_witnessed(xp, *shortcuts, k_tails, k_heads, k_weights, span)
         round_of[chosen] = r
         alive &= ~chosen
-        gone_next += xp.bincount(tails[into], minlength=n) + xp.bincount(heads[out_of], minlength=n)
         up.append((tails[out_of], heads[out_of], weights[out_of]))
         down.append((tails[into], heads[into], weights[into]))
         tails, heads, weights = _merge(
