@@ -316,7 +316,8 @@ def contract(
         degree = _neighbour_counts(xp, tails, heads, span)
         candidate = alive & (degree <= max_degree)
         # Independent: of two neighbouring candidates, the one of fewer neighbours (then the
-        # earlier tie) goes.
+        # earlier tie) goes: a parallel minimum-degree order (edge difference made more
+        # levels or more arcs on PACE NY and NE: decisions/0102).
         rank = degree.astype(np.int64) * span + tie
         both = candidate[tails] & candidate[heads]
         low, high = tails[both], heads[both]
