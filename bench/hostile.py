@@ -1,14 +1,19 @@
 """A campaign of hostile inputs: the CLI, the Python API and dashboard links, each of which
-must either work or be refused in one line (issue 50).
+must either work or be refused in one line (issues 50, 67 and 70).
 
     python bench/hostile.py [--out bench/results/hostile.json] [--verbose]
 
-Every case runs in this process (the CLI through ``engine.cli.main``, its output captured)
-on the embedded Helsinki graph and on small files written into a temporary folder. An
+The CLI, API and link cases run in this process (the CLI through ``engine.cli.main``, its
+output captured) on the embedded Helsinki graph and on small files written into a
+temporary folder. The corpora of `engine.testing.hostile` (OSM PBF and XML) run through
+``frontier info`` each in a child process, measured: its peak memory must stay within the
+loaders' stated multiple of the file's decompressed size, and its time within 60 s. An
 outcome is ``ok`` (it worked), ``refused`` (exit status 2, or a `FrontierError` / a refused
-link, with one line that is not a traceback) or ``bad`` (a traceback, any other exception,
-several lines, or another exit status). Prints the counts and every bad case, writes them
-as JSON, and exits 1 when any case was bad.
+link, with one line that is not a traceback and names no Python exception) or ``bad`` (a
+traceback, any other exception, several lines, Python's words, another exit status, too
+much memory or time, or a corpus file loaded that must be refused or the other way
+round). Prints the counts by kind and every bad case, writes them as JSON, and exits 1
+when any case was bad.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ os.environ.setdefault("FRONTIER_OFFLINE", "1")
 import engine  # noqa: E402
 from engine.cli import main  # noqa: E402
 from engine.graphs.io import write_json  # noqa: E402
+from engine.testing import hostile  # noqa: E402
 
 GR = "p sp 4 4\na 1 2 5\na 2 3 5\na 3 4 5\na 4 1 5\n"
 
@@ -251,6 +257,24 @@ def run_link(query: dict[str, str]) -> tuple[str, str]:
     return judge([session.error], engine.FrontierError(session.error), None), session.error
 
 
+def corpus_rows(kind: str, files: dict[str, Path], loads: frozenset, argv: list[str]) -> list:
+    """(kind, name, outcome, output) of each corpus file through ``frontier info`` in a
+    measured child; a file that loads where it must be refused (or the other way round)
+    is bad."""
+    base = hostile.measured(lambda: 0).peak_bytes
+    rows = []
+    for name, path in files.items():
+        m = hostile.measured(lambda path=path: main(["info", str(path), *argv]))
+        outcome, why = hostile.judged(m, peak_bytes=hostile.peak_bound(path, base))
+        expected = "ok" if name in loads else "refused"
+        if outcome != "bad" and outcome != expected:
+            outcome, why = "bad", f"{outcome} where it must be {expected}"
+        last = m.output.strip().splitlines()[-1] if m.output.strip() else ""
+        detail = f"{m.peak_bytes / 2**20:,.0f} MiB, {m.seconds:.2f} s: {why or last}"
+        rows.append((kind, name, outcome, detail))
+    return rows
+
+
 def main_() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="write the outcomes here as JSON")
@@ -268,17 +292,28 @@ def main_() -> int:
             rows.append(("api", label, *run_api(thunk)))
         for query in link_cases():
             rows.append(("link", str(query), *run_link(query)))
+        (tmp / "osm").mkdir()
+        osm_files = hostile.osm_corpus(tmp / "osm")
+        rows += corpus_rows(
+            "osm", osm_files, hostile.OSM_LOADS, ["--network", "drive", "--no-cache"]
+        )
     counts: dict[str, int] = {}
+    by_kind: dict[str, dict[str, int]] = {}
     for kind, label, outcome, text in rows:
         counts[outcome] = counts.get(outcome, 0) + 1
+        by_kind.setdefault(kind, {}).setdefault(outcome, 0)
+        by_kind[kind][outcome] += 1
         if args.verbose or outcome == "bad":
             print(f"{outcome:8} {kind:5} {label}: {text.splitlines()[-1] if text else ''}")
+    for kind, tally in by_kind.items():
+        print(f"{kind:5} " + ", ".join(f"{v} {k}" for k, v in sorted(tally.items())))
     print(f"{len(rows)} hostile inputs: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     if args.out:
         write_json(
             args.out,
             {
                 "counts": counts,
+                "counts_by_kind": by_kind,
                 "cases": [
                     dict(zip(("kind", "input", "outcome", "output"), row, strict=True))
                     for row in rows

@@ -155,6 +155,8 @@ def stats_html(run: Run) -> str:
             f"{style.ms(ref.elapsed_s)} ({_ratio(speed)})",
         ),
     ]
+    if g.notes:  # what the load cut or left out of the file
+        rows.insert(1, _row("Loaded", html.escape("; ".join(g.notes))))
     if run.route.size:
         cost = ", ".join(style.weight_text(v, k) for k, v in run.route_cost.items())
         rows.append(_row("Route", f"{cost} · {run.route.size - 1} arcs"))

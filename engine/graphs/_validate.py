@@ -7,6 +7,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from engine._errors import GraphNotFoundError, GraphTooLargeError
@@ -45,20 +47,91 @@ def readable_file(path: str | os.PathLike, what: str, hint: str) -> Path:
     return Path(path)
 
 
+#: Peak bytes of memory reading an OSM file's nodes and ways takes per byte of its text
+#: once decompressed (a PBF's blocks; dense nodes of one-byte deltas take 33), and building
+#: the roads per way reference (240 measured, whatever the file: decision 0104).
+READ_PEAK = {"pbf": 48, "xml": 6}
+ROAD_BYTES_PER_REF = 256
+#: The most a load may take per byte of text (a PBF's blocks) beyond `LOAD_FIXED`: reading,
+#: and building the roads of a way reference in each byte of a PBF (one in each 12 of XML,
+#: ``<nd ref="1"/>``). Measured on synthetic cities of 100k and 1M nodes: PBF 14–18, OSM
+#: XML 3.4–4 (issue 70, decision 0104).
+TEXT_PEAK = {"pbf": READ_PEAK["pbf"] + ROAD_BYTES_PER_REF, "xml": READ_PEAK["xml"] + 22}
+LOAD_FIXED = 256 * 2**20
+
+
+def text_budget(fmt: str, name: str) -> Callable[[int], None]:
+    """A counter of the bytes of text (a PBF's blocks, decompressed) read so far, thread
+    safe, that refuses the file once reading it would take more than the memory free when
+    the count began (`READ_PEAK` a byte)."""
+    lock, most = threading.Lock(), available_memory() // READ_PEAK[fmt]
+    read = [0]
+
+    def take(n: int) -> None:
+        with lock:
+            read[0] += n
+            if read[0] > most:
+                msg = (
+                    f"{name} holds more than {most / 2**20:,.0f} MiB of data once decompressed; "
+                    f"reading it takes about {READ_PEAK[fmt]} bytes a byte, more than the "
+                    f"{most * READ_PEAK[fmt] / 2**30:,.1f} GiB free here"
+                )
+                raise GraphTooLargeError(msg)
+
+    return take
+
+
+def road_size(n_refs: int) -> None:
+    """Refuse to build the roads of ``n_refs`` way references that would need more than
+    the memory free here (`ROAD_BYTES_PER_REF` each)."""
+    need, free = ROAD_BYTES_PER_REF * n_refs, available_memory()
+    if need > free:
+        msg = (
+            f"its ways name {n_refs:,} nodes, about {need / 2**30:,.1f} GiB to build as roads, "
+            f"but {free / 2**30:,.1f} GiB is free"
+        )
+        raise GraphTooLargeError(msg)
+
+
 #: Peak bytes of memory a load takes per node and per arc (parsed table, sorting, CSR).
 LOAD_BYTES_PER_NODE, LOAD_BYTES_PER_ARC = 48, 96
 
 
 def available_memory() -> int:
-    """Bytes of memory free for a new allocation here (``MemAvailable`` on Linux)."""
+    """Bytes of memory free for a new allocation here: the least of Linux's
+    ``MemAvailable``, what the process's data limit (``RLIMIT_DATA``) leaves it, and what
+    its cgroup's ``memory.max`` leaves (a container's limit)."""
+    free = _meminfo("/proc/meminfo", "MemAvailable:")
+    if free is None:
+        free = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_DATA)[0]
+        if limit != resource.RLIM_INFINITY:
+            free = min(free, max(limit - (_meminfo("/proc/self/status", "VmData:") or 0), 0))
+    except (ImportError, OSError, ValueError):
         pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        top = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if top != "max":
+            used = int(Path("/sys/fs/cgroup/memory.current").read_text())
+            free = min(free, max(int(top) - used, 0))
+    except (OSError, ValueError):
+        pass
+    return free
+
+
+def _meminfo(path: str, key: str) -> int | None:
+    """The bytes of a ``KEY: N kB`` line of a /proc file, or None."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(key):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 #: Peak bytes of memory contracting a graph takes per arc (160–240 measured on the PACE

@@ -70,6 +70,9 @@ class CSRGraph:
         A short description of where the graph came from.
     weight_kind : str
         ``"length"``, ``"travel_time"``, ``"file"``, ``"unit"`` or ``"random:SEED"``.
+    notes : tuple of str
+        What the load changed or left out of the source, in words (ways cut where they
+        name nodes the file lacks, ...): shown with the graph's summary.
     """
 
     indptr: np.ndarray
@@ -80,6 +83,7 @@ class CSRGraph:
     lat: np.ndarray | None = None
     name: str = ""
     weight_kind: str = "file"
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self):
         n = self.indptr.size - 1 if self.indptr.ndim == 1 else -1
@@ -252,6 +256,8 @@ class CSRGraph:
             "auto_delta": self.auto_delta(),
             "distance_dtype": str(self.distance_dtype()),
         }
+        if self.notes:
+            stats["notes"] = "; ".join(self.notes)
         if w.size:
             stats |= {
                 "weight_min": int(w.min()),
@@ -273,6 +279,7 @@ def from_arcs(
     lat: np.ndarray | None = None,
     name: str = "",
     weight_kind: str = "file",
+    notes: tuple[str, ...] = (),
 ) -> CSRGraph:
     """Build a `CSRGraph` from arc lists.
 
@@ -356,6 +363,7 @@ def from_arcs(
         lat=None if lat is None else np.asarray(lat, dtype=np.float64),
         name=name,
         weight_kind=weight_kind,
+        notes=tuple(notes),
     )
 
 
@@ -416,7 +424,7 @@ def graph_arrays(graph: CSRGraph, prefix: str = "") -> dict[str, np.ndarray]:
         "indices": graph.indices,
         "weights": graph.weights,
         "node_ids": graph.node_ids,
-        "meta": np.array([graph.name, graph.weight_kind]),
+        "meta": np.array([graph.name, graph.weight_kind, *graph.notes]),
     }
     if graph.lon is not None:
         arrays |= {"lon": graph.lon, "lat": graph.lat}
@@ -425,7 +433,7 @@ def graph_arrays(graph: CSRGraph, prefix: str = "") -> dict[str, np.ndarray]:
 
 def graph_from_arrays(z, prefix: str = "") -> CSRGraph:
     """The graph whose `graph_arrays` are in the mapping ``z`` (an open ``.npz``)."""
-    name, weight_kind = (str(s) for s in z[prefix + "meta"])
+    name, weight_kind, *notes = (str(s) for s in z[prefix + "meta"])
     return CSRGraph(
         indptr=z[prefix + "indptr"],
         indices=z[prefix + "indices"],
@@ -435,6 +443,7 @@ def graph_from_arrays(z, prefix: str = "") -> CSRGraph:
         lat=z[prefix + "lat"] if prefix + "lat" in z else None,
         name=name,
         weight_kind=weight_kind,
+        notes=tuple(notes),
     )
 
 

@@ -61,6 +61,11 @@ def compression(path: Path) -> str | None:
     return next((kind for magic, kind in _MAGIC.items() if head.startswith(magic)), None)
 
 
+def open_text(path: Path):
+    """``path`` opened for reading bytes, decompressed when it is compressed."""
+    return _OPENERS.get(compression(path) or "", open)(path, "rb")
+
+
 def read_bytes(
     path: Path,
     *,
@@ -71,10 +76,9 @@ def read_bytes(
     """The file's bytes, decompressed when compressed, at most ``max_bytes`` of them once
     decompressed (or only the first ``head`` bytes); format errors become
     `GraphFormatError` (an empty file asks for ``want``)."""
-    opener = _OPENERS.get(compression(path) or "", open)
     limit = max_bytes if max_bytes is not None else -1
     try:
-        with opener(path, "rb") as f:
+        with open_text(path) as f:
             if head is not None:
                 data = f.read(head).removeprefix(BOM)
                 _no_nul(data, path.name)
@@ -136,6 +140,9 @@ def _no_nul(chunk: bytes, name: str, *, lines: int = 0, before: int = 0) -> None
     it holds a NUL byte: a graph file is text, and a file cut short or padded with zeros
     shows it at once."""
     at = chunk.find(b"\x00")
+    if at >= 0 and not before and chunk.startswith((b"\xff\xfe", b"\xfe\xff")):
+        msg = f"{name} is UTF-16 text; Frontier reads UTF-8: convert it (iconv -f UTF-16 -t UTF-8)"
+        raise GraphFormatError(msg)
     if at >= 0:
         line = lines + chunk.count(b"\n", 0, at) + 1
         msg = (

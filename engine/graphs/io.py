@@ -31,14 +31,15 @@ from typing import BinaryIO, TypeVar
 
 from engine._errors import GraphFormatError, ParameterError
 from engine._text import ascii_int
-from engine.graphs import _validate, dimacs, osm
+from engine.graphs import _validate, dimacs, osm, pbf
 from engine.graphs.csr import CSRGraph, load_npz, save_npz
 
 T = TypeVar("T")
 
 #: Bumped whenever the cached CSR layout or its conversion changes.
-CACHE_VERSION = 3  # 2: one set of OSM road rules for XML and PBF, walking and cycling speeds;
-# 3: OSM roads timed before they are merged (decision 0100)
+CACHE_VERSION = 4  # 2: one set of OSM road rules for XML and PBF, walking and cycling speeds;
+# 3: OSM roads timed before they are merged (decision 0100); 4: a node given twice at two
+# places refused, ways cut at missing nodes noted (issue 70)
 DEFAULT_NETWORK = "all"
 DEFAULT_WEIGHT = "length"
 _FIRST_TAG = re.compile(rb"<([A-Za-z][\w:.-]*)")
@@ -176,8 +177,9 @@ def sniff(path: Path) -> str | None:
     if dimacs.compression(path) is None:
         with path.open("rb") as f:
             head = f.read(1 << 16)
-        if b"OSMHeader" in head[:32]:
-            return "pbf"
+        length = int.from_bytes(head[:4], "big") if len(head) > 4 else 0
+        if b"OSMHeader" in head[:32] or (head[:2] == b"\0\0" and 0 < length <= pbf.MAX_HEADER):
+            return "pbf"  # a blob header's length first, 64 KiB at most: no text file's start
     head = dimacs.read_bytes(path, head=1 << 16)
     first = _FIRST_TAG.search(head[:4096])
     if first is not None and first.group(1) in (b"osm", b"graphml"):

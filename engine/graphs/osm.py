@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from engine._errors import GraphFormatError, OfflineError, ParameterError
+from engine._errors import GraphFormatError, GraphTooLargeError, OfflineError, ParameterError
 from engine.graphs import roads, ways
 from engine.graphs.csr import MAX_WEIGHT, CSRGraph, from_arcs
 
@@ -219,6 +219,7 @@ def graph_from_arcs(arcs: dict[str, np.ndarray], weight: str, name: str) -> CSRG
         lat=arcs["lat"],
         name=name,
         weight_kind=weight,
+        notes=tuple(str(note) for note in arcs.get("notes", ())),
     )
 
 
@@ -270,11 +271,14 @@ def arcs_from_osm(
             implicit=rules()["implicit_maxspeeds"],
             nothing=_no_roads(path.name, network),
         )
-    except GraphFormatError as exc:
+    except (GraphFormatError, GraphTooLargeError) as exc:
         msg = str(exc) if str(exc).startswith(path.name) else f"{path.name}: {exc}"
-        raise GraphFormatError(msg) from None
-    return _arcs(g["node_ids"], g["lon"], g["lat"], g["tails"], g["heads"],
+        raise type(exc)(msg) from None
+    arcs = _arcs(g["node_ids"], g["lon"], g["lat"], g["tails"], g["heads"],
                  g["length_m"], g["travel_s"])  # fmt: skip
+    if g["notes"]:
+        arcs["notes"] = np.array(g["notes"])
+    return arcs
 
 
 def two_way(network: str) -> bool:

@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from engine._errors import GraphFormatError
+from engine.graphs import _validate
 from engine.graphs.ways import PRECISION, Ways
 
 #: osmnx's ``oneway`` values of a one-way way, and of one drawn against its nodes' order.
@@ -77,16 +78,20 @@ def graph(
     -------
     dict
         ``node_ids`` (sorted), ``lon``, ``lat``, ``tails``, ``heads`` (node indices),
-        ``length_m`` and ``travel_s`` (floats) of the arcs.
+        ``length_m`` and ``travel_s`` (floats) of the arcs, and ``notes`` (`_cut`).
 
     Raises
     ------
+    GraphTooLargeError
+        If building them would take more memory than is free.
     GraphFormatError
-        If a node the roads use lies off the globe, there is no road, or no part of the
-        roads lets every node reach every other.
+        If a node is given twice at two places, a node the roads use has no place or
+        lies off the globe, there is no road, or no part of the roads lets every node
+        reach every other.
     """
+    _validate.road_size(ways.refs.size)
     ids, x, y = _nodes(ways)
-    u, v, way, twin = _edges(ways, ids, two_way=two_way) if ids.size else ((),) * 4
+    u, v, way, twin, present = _edges(ways, ids, two_way=two_way) if ids.size else ((),) * 5
     if len(u) == 0:
         raise GraphFormatError(nothing)
     lon, lat = x / PRECISION, y / PRECISION
@@ -111,7 +116,25 @@ def graph(
     return {
         "node_ids": ids[kept], "lon": lon[kept], "lat": lat[kept],
         "tails": index[u], "heads": index[v], "length_m": length, "travel_s": travel,
+        "notes": _cut(ways, present),
     }  # fmt: skip
+
+
+def _cut(ways: Ways, present: np.ndarray) -> tuple[str, ...]:
+    """The note of the ways cut where they name nodes the file lacks (``present``: whether
+    the file has each way reference's node), as osmnx cuts them; none when no way is."""
+    lacking = ~present
+    if not lacking.any():
+        return ()
+    owner = np.searchsorted(ways.offsets, np.flatnonzero(lacking), side="right") - 1
+    n_ways, n_nodes = _distinct(owner).size, _distinct(np.sort(ways.refs[lacking])).size
+    ways_cut = f"{n_ways:,} way{'s' * (n_ways != 1)}"
+    name = "they name" if n_ways != 1 else "it names"
+    nodes = f"{n_nodes:,} node{'s' * (n_nodes != 1)}"
+    return (
+        f"{ways_cut} cut where {name} {nodes} the file lacks (a clipped extract), as osmnx "
+        "cuts them",
+    )
 
 
 def great_circle(lat1, lon1, lat2, lon2) -> np.ndarray:
@@ -131,12 +154,22 @@ def great_circle(lat1, lon1, lat2, lon2) -> np.ndarray:
     return dist
 
 
+#: osmium's coordinate of a node whose location the file does not give.
+UNDEFINED = 2**31 - 1
+
+
 def _nodes(ways: Ways) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The nodes the ways refer to that the file has, sorted by id, with their coordinates
-    (a node given twice: its last place); refuse one off the globe (the first in the
-    file)."""
+    """The nodes the ways refer to that the file has, sorted by id, with their coordinates;
+    refuse a node given twice at two places (`_one_place_each`), and one the roads use
+    with no place or one off the globe (the first in the file)."""
+    _one_place_each(ways)
     wanted = _distinct(np.sort(ways.refs))
     used = _member(ways.node_ids, wanted)
+    nowhere = used & ((ways.x == UNDEFINED) | (ways.y == UNDEFINED))
+    if nowhere.any():
+        k = int(np.flatnonzero(nowhere)[0])
+        msg = f"node {ways.node_ids[k]} has no place (no lat and lon); give every node both"
+        raise GraphFormatError(msg)
     off = used & ((np.abs(ways.x) > 180 * PRECISION) | (np.abs(ways.y) > 90 * PRECISION))
     if off.any():
         k = int(np.flatnonzero(off)[0])
@@ -148,9 +181,37 @@ def _nodes(ways: Ways) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     at = np.flatnonzero(used)
     ids = ways.node_ids[at]
     if ids.size > 1 and not (ids[1:] > ids[:-1]).all():  # unsorted, or a node given twice
-        ids, last = _first_of_each(ids[::-1])
-        at = at[::-1][last]
+        ids, first = _first_of_each(ids)
+        at = at[first]
     return ids, ways.x[at], ways.y[at]
+
+
+def _one_place_each(ways: Ways) -> None:
+    """Refuse a file that gives one node id twice at two places, naming the first such
+    node in the file and both places. (osmnx keeps the later place silently: a road
+    through it can become thousands of kilometres long.) The same node given twice at
+    one place, as where two extracts were joined, is read once."""
+    ids = ways.node_ids
+    if ids.size < 2 or (ids[1:] > ids[:-1]).all():  # sorted and distinct: osmium's files
+        return
+    order = np.argsort(ids, kind="stable")
+    ordered = ids[order]
+    twice = np.flatnonzero(ordered[1:] == ordered[:-1])
+    a, b = order[twice], order[twice + 1]
+    moved = (ways.x[a] != ways.x[b]) | (ways.y[a] != ways.y[b])
+    if not moved.any():
+        return
+    k = int(np.argmin(np.where(moved, b, ids.size)))  # the first repeat in the file
+    i, j = int(a[k]), int(b[k])
+
+    def place(n: int) -> str:
+        return f"{ways.y[n] / PRECISION:.7f}, {ways.x[n] / PRECISION:.7f}"
+
+    msg = (
+        f"node {ids[i]} is given twice, at {place(i)} and at {place(j)} (latitude, "
+        "longitude); an extract places each node once: export it again"
+    )
+    raise GraphFormatError(msg)
 
 
 def _distinct(sorted_values: np.ndarray) -> np.ndarray:
@@ -169,13 +230,14 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
 
 
 def _first_of_each(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of ``key`` (non-negative), sorted, and where each first comes.
+    """The distinct values of ``key``, sorted, and where each first comes.
 
     One sort of the values and their places packed into one integer where they fit (a
     stable argsort where they do not): several times faster than NumPy's argsort."""
     m = key.size
     bits = max(int(m - 1).bit_length(), 1)
-    if m and int(key.max()) < 1 << (63 - bits):
+    room = 1 << (63 - bits)
+    if m and -room <= int(key.min()) and int(key.max()) < room:
         packed = np.sort((key << bits) | np.arange(m))
         values, places = packed >> bits, packed & ((1 << bits) - 1)
     else:
@@ -189,7 +251,8 @@ def _first_of_each(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _edges(ways: Ways, ids: np.ndarray, *, two_way: bool):
     """The graph's edges as node indices into ``ids``, in osmnx's order of insertion (way
     by way, its edges, then the same reversed), each edge's way, and its twin: the edge
-    itself, or for the reverse of an edge that edge."""
+    itself, or for the reverse of an edge that edge; and whether the file has each way
+    reference's node."""
     n_ways = ways.offsets.size - 1
     owner = np.repeat(np.arange(n_ways), np.diff(ways.offsets))
     at = np.minimum(np.searchsorted(ids, ways.refs), ids.size - 1)
@@ -223,7 +286,7 @@ def _edges(ways: Ways, ids: np.ndarray, *, two_way: bool):
     tails[places], heads[places], owners[places], twin[places] = u, v, way, places
     back = places[both] + ahead[way[both]]
     tails[back], heads[back], owners[back], twin[back] = v[both], u[both], way[both], places[both]
-    return tails, heads, owners, twin
+    return tails, heads, owners, twin, present
 
 
 def clean_maxspeed(value: str, implicit: dict) -> float | None:

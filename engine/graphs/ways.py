@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine._errors import GraphFormatError
-from engine.graphs import pbf
+from engine._errors import GraphFormatError, GraphTooLargeError
+from engine.graphs import _validate, pbf
 
 #: The way tags the road graph reads (one-way rules, speeds).
 TAGS = ("highway", "oneway", "junction", "maxspeed")
@@ -51,18 +51,83 @@ class Ways:
 
 def read(path: Path, fmt: str, clauses: list[Clause]) -> Ways:
     """The nodes of the OSM file ``path`` (``fmt``: ``pbf`` or ``xml``) and its ways whose
-    tags pass every clause. Errors of the file come as one `GraphFormatError` line."""
+    tags pass every clause. Errors of the file come as one `GraphFormatError` line in plain
+    words: what is wrong, where (a blob, a line) and what to do."""
     reader = _read_pbf if fmt == "pbf" else _read_xml
     try:
         return reader(path, clauses)
     except GraphFormatError as exc:
-        msg = f"{path.name}: {exc}"
+        msg = f"{path.name}: cannot read as OSM {fmt.upper()}: {exc}"
         raise GraphFormatError(msg) from None
-    except MemoryError:
+    except (GraphTooLargeError, MemoryError):  # named the file already; or said by the CLI
         raise
-    except Exception as exc:  # the readers' errors (bad blocks, bad XML) are of many types
-        msg = f"{path.name}: cannot read as OSM {fmt.upper()} ({type(exc).__name__}: {exc})"
+    except Exception as exc:  # osmium's errors of the XML are of several types
+        if fmt == "pbf":  # the PBF's blocks are decoded under `_decoded`, which words them
+            raise
+        msg = f"{path.name}: cannot read as OSM XML: {xml_problem(path, exc)}"
         raise GraphFormatError(msg) from None
+
+
+#: osmium's words for the XML it cannot read, and ours: (its words, what they mean, what
+#: to do). ``{0}`` is what osmium quotes.
+_OSMIUM_WORDS = (
+    ("wrong format for coordinate: ", "a coordinate {0}, which is not a number of degrees",
+     "write coordinates as decimals such as 60.1699"),
+    ("characters after coordinate: ", "a coordinate followed by {0}",
+     "write coordinates as decimals such as 60.1699"),
+    ("illegal id: ", "an id {0}, which is not an OSM id",
+     "ids are whole numbers of up to 19 digits"),
+    ("XML entities are not supported", "it declares XML entities (a DOCTYPE), which are not "
+     "expanded", "OSM files have none: export it again"),
+    ("xml file nested too deep", "its elements are nested deeper than OSM's",
+     "give an OSM XML extract"),
+    ("OSM tag value is too long", "a tag value longer than OSM's 255 characters",
+     "shorten or drop that tag"),
+    ("OSM tag key is too long", "a tag key longer than OSM's 255 characters",
+     "shorten or drop that tag"),
+    ("Can not read file without version", "its <osm> element has no version",
+     "add version=\"0.6\" to it"),
+    ("Can not read file with version", "it is not of OSM's version 0.6", "export it again"),
+)  # fmt: skip
+_PARSE_ERROR = re.compile(r"XML parsing error at line (\d+), column (\d+): (.*)")
+
+
+def xml_problem(path: Path, exc: BaseException) -> str:
+    """What osmium's error ``exc`` reading ``path`` means, in plain words with the line it
+    is on where that can be found, and what to do."""
+    text = str(exc).strip().rstrip(".")
+    if found := _PARSE_ERROR.match(text):
+        line, column, why = found.groups()
+        return (
+            f"line {int(line):,}, column {column}: the XML is not well formed ({why}); the "
+            "file is damaged, cut off or not UTF-8: export it again"
+        )
+    for words, meaning, todo in _OSMIUM_WORDS:
+        if text.startswith(words):
+            quoted = text[len(words) :].strip()
+            where = _line_of(path, quoted.strip("'").encode()) if quoted else None
+            at = f"line {where:,}: " if where else ""
+            return f"{at}{meaning.format(quoted[:60])}; {todo}"
+    return f"osmium cannot read it ({text[:200]}); check that it is a whole OSM XML extract"
+
+
+def _line_of(path: Path, value: bytes) -> int | None:
+    """The line of ``path`` (decompressed) where ``"value"`` first stands, read a chunk at
+    a time; None when it is not found."""
+    from engine.graphs.dimacs import open_text
+
+    needle = b'"' + value + b'"'
+    lines, tail = 0, b""
+    with open_text(path) as f:
+        while chunk := f.read(1 << 22):
+            text = tail + chunk
+            at = text.find(needle)
+            if at >= 0:
+                return lines + text.count(b"\n", 0, at) + 1
+            keep = max(len(text) - len(needle), 0)
+            lines += text.count(b"\n", 0, keep)
+            tail = text[keep:]
+    return None
 
 
 class _Strings:
@@ -84,18 +149,16 @@ def _read_pbf(path: Path, clauses: list[Clause]) -> Ways:
     GIL), a run of blocks to a task, then join the tasks' parts in file order."""
     from concurrent.futures import ThreadPoolExecutor
 
-    try:
-        index = pbf.blobs(path)
-    except GraphFormatError as exc:
-        msg = f"cannot read as OSM PBF: {exc}"
-        raise GraphFormatError(msg) from None
-    blobs = [(offset, size) for kind, offset, size in index if kind == "OSMData"]
+    index = pbf.blobs(path)
+    blobs = [(k + 1, offset, size) for k, (kind, offset, size) in enumerate(index)
+             if kind == "OSMData"]  # fmt: skip
     threads = max(1, min(os.cpu_count() or 1, 16))
     step = max(1, -(-len(blobs) // (4 * threads)))
     runs = [blobs[k : k + step] for k in range(0, len(blobs), step)]
     strings = {key: _Strings() for key in TAGS}
+    take = _validate.text_budget("pbf", path.name)
     with ThreadPoolExecutor(threads) as pool:
-        decoded = list(pool.map(lambda run: _decoded_run(path, run, clauses), runs))
+        decoded = list(pool.map(lambda run: _decoded_run(path, run, clauses, take), runs))
     nodes, ways = [], []
     for run in decoded:
         for kind, part in run:
@@ -111,28 +174,34 @@ def _keys(clauses: list[Clause]) -> list[bytes]:
     return sorted({key.encode() for key, _, _ in clauses} | {key.encode() for key in TAGS})
 
 
-def _decoded_run(path: Path, run: list, clauses: list[Clause]) -> list:
-    """The blocks ``run`` (offsets and sizes in the file) read, decompressed and decoded
-    without the GIL: their parts in order, ``("nodes", (ids, x, y))`` and ``("ways", ...)``
-    (`_kept_ways`). A block the GIL-free decoder hands back is decoded by the plain one."""
-    from pyrosm.primitive_block_decoder import (
-        BLOCK_COUNTS,
-        decode_batch_nogil,
-        decode_primitive_block,
-    )
+def _decoded_run(path: Path, run: list, clauses: list[Clause], take) -> list:
+    """The blocks ``run`` (numbers, offsets and sizes in the file) read, decompressed
+    (their sizes counted by ``take``, `text_budget`) and decoded without the GIL: their
+    parts in order, ``("nodes", (ids, x, y))`` and ``("ways", ...)`` (`_kept_ways`).
+    Blocks the GIL-free decoder hands back are decoded one by one by the plain one, which
+    names a damaged block (`_decoded`)."""
+    from pyrosm.primitive_block_decoder import BLOCK_COUNTS, decode_batch_nogil
 
+    blocks = []
     with open(path, "rb") as f:
-        blocks = [pbf.block(f, offset, size) for offset, size in run]
+        for k, offset, size in run:
+            blocks.append(pbf.block(f, offset, size, number=k))
+            take(len(blocks[-1]))
     starts = np.zeros(len(blocks) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in blocks], out=starts[1:])
     buffer = np.frombuffer(b"".join(blocks), dtype=np.uint8)
     wanted = [key.encode() for key, op, _ in clauses if not op] or None
-    d = decode_batch_nogil(buffer, starts, keys=wanted, way_strings=True, requested=_keys(clauses))
-    if d["counts"][:, BLOCK_COUNTS.index("status")].any():  # handed back: each on its own
+    try:
+        d = decode_batch_nogil(
+            buffer, starts, keys=wanted, way_strings=True, requested=_keys(clauses)
+        )
+        handed_back = d["counts"][:, BLOCK_COUNTS.index("status")].any()
+    except Exception:  # a block that breaks the batch: each on its own names it
+        handed_back = True
+    if handed_back:
         parts = []
-        for block in blocks:
-            decoded = decode_primitive_block(np.frombuffer(block, np.uint8), keep_metadata=False)
-            parts.extend(_block_parts(decoded, clauses))
+        for (k, offset, _), data in zip(run, blocks, strict=True):
+            parts.extend(_decoded(data, clauses, f"blob {k} (at byte {offset:,})"))
         return parts
     parts = []
     if d["node_id"].size:
@@ -150,6 +219,29 @@ def _decoded_run(path: Path, run: list, clauses: list[Clause]) -> list:
     return parts
 
 
+#: pyrosm's words before what is wrong with a block it cannot decode.
+_CORRUPT = "A data block of the PBF is corrupt: "
+
+
+def _decoded(data: bytes, clauses: list[Clause], where: str) -> list:
+    """The parts of one block (as `_decoded_run`'s) decoded by pyrosm's plain decoder;
+    a block it cannot decode is refused in words naming ``where``."""
+    from pyrosm.primitive_block_decoder import decode_primitive_block
+
+    try:
+        decoded = decode_primitive_block(np.frombuffer(data, np.uint8), keep_metadata=False)
+        return _block_parts(decoded, clauses)
+    except GraphFormatError as exc:
+        msg = f"{where} is damaged: {exc}; download or export the file again"
+        raise GraphFormatError(msg) from None
+    except Exception as exc:  # pyrosm's decoder: its own error, or any of a broken block
+        text = str(exc)
+        why = text[len(_CORRUPT) :].rstrip(".") if text.startswith(_CORRUPT) else (
+            "its data does not follow the PBF format")  # fmt: skip
+        msg = f"{where} is damaged: {why}; download or export the file again"
+        raise GraphFormatError(msg) from None
+
+
 def _block_parts(block: tuple, clauses: list[Clause]) -> list:
     """The parts (as `_decoded_run`'s) of a block decoded by pyrosm's plain decoder."""
     table, header, dense, ways, _ = block
@@ -157,6 +249,12 @@ def _block_parts(block: tuple, clauses: list[Clause]) -> list:
     if dense is not None and len(dense["id"]):
         parts.append(("nodes", _pbf_nodes(dense, header)))
     if ways is not None and len(ways["id"]):
+        for name in ("keys", "vals"):
+            codes = ways[name]
+            if codes.size and not (0 <= codes.min() and codes.max() < len(table)):
+                bad = int(codes[(codes < 0) | (codes >= len(table))][0])
+                msg = f"a way's tag names string {bad:,} of a table of {len(table):,}"
+                raise GraphFormatError(msg)
         text = [s.decode("utf-8", "replace") for s in table]
         kept = _kept_ways(ways["keys"], ways["vals"], ways["tags_off"], ways["refs_off"],
                           ways["refs"], text, clauses)  # fmt: skip
@@ -263,16 +361,32 @@ def osmium_file(path: Path, fmt: str):
     return osmium.io.File(str(path), "osm" + (packed or ""))
 
 
+#: How many nodes and ways an XML read takes between checks of the memory free.
+_XML_CHECK_EVERY = 1 << 20
+
+
 def _read_xml(path: Path, clauses: list[Clause]) -> Ways:
+    """Read an OSM XML file with osmium into typed arrays (8 bytes a number), checking
+    every `_XML_CHECK_EVERY` objects that what is held is within the memory free at the
+    start (`_validate.available_memory`)."""
+    from array import array
+
     import osmium
 
     source = osmium_file(path, "xml")
     keep = tag_test(clauses)
-    ids, xs, ys = [], [], []
-    refs, counts = [], []
+    ids, xs, ys, refs, counts = (array("q") for _ in range(5))
     strings = {key: _Strings() for key in TAGS}
-    codes: dict[str, list[int]] = {key: [] for key in TAGS}
+    codes: dict[str, array] = {key: array("i") for key in TAGS}
+    free, seen = _validate.available_memory(), 0
     for obj in osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY):
+        seen += 1
+        if seen % _XML_CHECK_EVERY == 0 and 32 * (len(ids) + len(refs)) > free:
+            msg = (
+                f"{path.name} holds more nodes and ways than fit the "
+                f"{free / 2**30:,.1f} GiB free here ({len(ids):,} nodes so far)"
+            )
+            raise GraphTooLargeError(msg)
         if obj.is_node():
             ids.append(obj.id)
             xs.append(obj.location.x)
@@ -284,10 +398,40 @@ def _read_xml(path: Path, clauses: list[Clause]) -> Ways:
             for key in TAGS:
                 value = obj.tags.get(key)
                 codes[key].append(-1 if value is None else strings[key].code(value))
-    parts = (np.array(ids, np.int64), np.array(xs, np.int64), np.array(ys, np.int64))
-    block = (np.array(refs, np.int64), np.array(counts, np.int64),
-             {k: np.array(v, np.int32) for k, v in codes.items()})  # fmt: skip
+    parts = tuple(np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
+                  for a in (ids, xs, ys))  # fmt: skip
+    if not (parts[1].all() and parts[2].all()):  # a place at 0: read right, or an exponent?
+        _no_exponents(path)
+    block = (np.frombuffer(refs, np.int64), np.frombuffer(counts, np.int64),
+             {k: np.frombuffer(v, np.int32) for k, v in codes.items()})  # fmt: skip
     return _joined([parts], [block] if counts else [], strings)
+
+
+#: A coordinate written with an exponent, which osmium can read as 0 (``1e99``, and
+#: ``0.000000001e10``): OSM XML writes decimals.
+_EXPONENT = re.compile(rb"""\bl(?:at|on)\s*=\s*["']([^"'<>]*[eE][^"'<>]*)["']""")
+
+
+def _no_exponents(path: Path) -> None:
+    """Refuse an OSM XML file with a coordinate written with an exponent, naming its line
+    (read a chunk at a time)."""
+    from engine.graphs.dimacs import open_text
+
+    lines, tail = 0, b""
+    with open_text(path) as f:
+        while chunk := f.read(1 << 22):
+            text = tail + chunk
+            if found := _EXPONENT.search(text):
+                line = lines + text.count(b"\n", 0, found.start()) + 1
+                value = found.group(1)[:40].decode("utf-8", "replace")
+                msg = (
+                    f"line {line:,}: a coordinate {value!r} written with an exponent, which is "
+                    "read wrongly; write coordinates as decimals such as 60.1699"
+                )
+                raise GraphFormatError(msg)
+            keep = max(len(text) - 256, 0)
+            lines += text.count(b"\n", 0, keep)
+            tail = text[keep:]
 
 
 def tag_test(clauses: list[Clause]) -> Callable[[object], bool]:
