@@ -53,7 +53,7 @@ def measure(spec: str, *, weights: str, sources: int, xp_name: str, backend: str
             widest_level=int(np.diff(c.round_starts).max()) if c.n_rounds else 0,
         )  # fmt: skip
         print(row, file=sys.stderr, flush=True)
-        contraction._made[kind][graph] = c  # searched from here on, not made again
+        contraction.cache._made[kind][graph] = c  # searched from here on, not made again
         times, got = [], []
         if kind == "hierarchy":
             for u in sources_at:

@@ -5,15 +5,15 @@ must either work or be refused in one line (issues 50, 67 and 70).
 
 The CLI, API and link cases run in this process (the CLI through ``engine.cli.main``, its
 output captured) on the embedded Helsinki graph and on small files written into a
-temporary folder. The corpora of `engine.testing.hostile` (OSM PBF and XML) run through
-``frontier info`` each in a child process, measured: its peak memory must stay within the
-loaders' stated multiple of the file's decompressed size, and its time within 60 s. An
-outcome is ``ok`` (it worked), ``refused`` (exit status 2, or a `FrontierError` / a refused
-link, with one line that is not a traceback and names no Python exception) or ``bad`` (a
-traceback, any other exception, several lines, Python's words, another exit status, too
-much memory or time, or a corpus file loaded that must be refused or the other way
-round). Prints the counts by kind and every bad case, writes them as JSON, and exits 1
-when any case was bad.
+temporary folder. The corpora of `engine.testing.hostile` (OSM PBF and XML, GraphML,
+DIMACS and coordinate files) run through ``frontier info`` each in a child process,
+measured: its peak memory must stay within the loaders' stated multiple of the file's
+decompressed size, and its time within 60 s. An outcome is ``ok`` (it worked), ``refused``
+(exit status 2, or a `FrontierError` / a refused link, with one line that is not a
+traceback and names no Python exception) or ``bad`` (a traceback, any other exception,
+several lines, Python's words, another exit status, too much memory or time, or a corpus
+file loaded that must be refused or the other way round). Prints the counts by kind and
+every bad case, writes them as JSON, and exits 1 when any case was bad.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ os.environ.setdefault("FRONTIER_OFFLINE", "1")
 import engine  # noqa: E402
 from engine.cli import main  # noqa: E402
 from engine.graphs.io import write_json  # noqa: E402
-from engine.testing import hostile  # noqa: E402
+from engine.testing import hostile, measured  # noqa: E402
 
 GR = "p sp 4 4\na 1 2 5\na 2 3 5\na 3 4 5\na 4 1 5\n"
 
@@ -193,6 +193,13 @@ def link_cases() -> list[dict[str, str]]:
         {"graph": "helsinki", "source": "25291537", "target": "25291537"},
         {"lesson": "batch-size", "graph": "/dev/zero"}, {"method": "dijkstra", "delta": "0"},
         {"b_batch": "٣", "compare": "1"}, {"frame": "-0"}, {"source": "1e3"},
+        # every parameter at its bounds (issue 67)
+        {"delta": "1"}, {"delta": str(2**32 - 1)}, {"delta": str(2**63)}, {"batch": "1"},
+        {"batch": str(2**31)}, {"batch": str(2**63)}, {"frame": str(2**63)},
+        {"source": str(2**63 - 1)}, {"source": str(-(2**63))}, {"target": str(2**64)},
+        {"b_delta": str(2**40), "compare": "1"}, {"b_batch": str(2**20), "compare": "1"},
+        {"backend": "gpu"}, {"layer": "work", "frame": "0"}, {"present": "1", "frame": "1"},
+        {"network": "drive", "weight": "travel_time"}, {"weights": "random:" + str(2**64)},
     ]  # fmt: skip
 
 
@@ -257,15 +264,15 @@ def run_link(query: dict[str, str]) -> tuple[str, str]:
     return judge([session.error], engine.FrontierError(session.error), None), session.error
 
 
-def corpus_rows(kind: str, files: dict[str, Path], loads: frozenset, argv: list[str]) -> list:
-    """(kind, name, outcome, output) of each corpus file through ``frontier info`` in a
-    measured child; a file that loads where it must be refused (or the other way round)
-    is bad."""
-    base = hostile.measured(lambda: 0).peak_bytes
+def corpus_rows(kind: str, files: dict[str, Path], loads: frozenset, args) -> list:
+    """(kind, name, outcome, output) of each corpus file through ``frontier`` (``args``
+    of the file) in a measured child; a file that loads where it must be refused (or the
+    other way round) is bad."""
+    base = measured.measured(lambda: 0).peak_bytes
     rows = []
     for name, path in files.items():
-        m = hostile.measured(lambda path=path: main(["info", str(path), *argv]))
-        outcome, why = hostile.judged(m, peak_bytes=hostile.peak_bound(path, base))
+        m = measured.measured(lambda path=path: main(args(path)))
+        outcome, why = measured.judged(m, peak_bytes=measured.peak_bound(path, base))
         expected = "ok" if name in loads else "refused"
         if outcome != "bad" and outcome != expected:
             outcome, why = "bad", f"{outcome} where it must be {expected}"
@@ -292,11 +299,8 @@ def main_() -> int:
             rows.append(("api", label, *run_api(thunk)))
         for query in link_cases():
             rows.append(("link", str(query), *run_link(query)))
-        (tmp / "osm").mkdir()
-        osm_files = hostile.osm_corpus(tmp / "osm")
-        rows += corpus_rows(
-            "osm", osm_files, hostile.OSM_LOADS, ["--network", "drive", "--no-cache"]
-        )
+        for kind, corpus, loads, argv in hostile.corpora(tmp / "corpora"):
+            rows += corpus_rows(kind, corpus, loads, argv)
     counts: dict[str, int] = {}
     by_kind: dict[str, dict[str, int]] = {}
     for kind, label, outcome, text in rows:

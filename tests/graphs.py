@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from engine import UNREACHABLE, from_arcs
-from engine.testing.fuzz import write_osm_grid, write_osm_ways
+from engine.testing.cases import write_osm_grid, write_osm_ways
 
 __all__ = ["write_osm_grid", "write_osm_ways"]  # toy graphs in one place: the fuzzer's too
 

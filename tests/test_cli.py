@@ -103,7 +103,7 @@ def test_bench_records_near_far_core(tmp_path, capsys):
 
 
 def test_a_later_run_reads_the_contraction_core_from_the_cache(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(contraction, "DISK_MIN_NODES", 100)
+    monkeypatch.setattr(contraction.cache, "DISK_MIN_NODES", 100)
     path = tmp_path / "grid.gr"
     _grid_file(path)
     args = ["solve", str(path), "--method", "near_far_core", "--backend", "cpu"]

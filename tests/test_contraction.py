@@ -136,11 +136,11 @@ def test_a_contraction_out_of_memory_is_one_line(monkeypatch):
     def too_big(*_args, **_kwargs):
         raise MemoryError("std::bad_alloc")
 
-    monkeypatch.setattr(contraction, "contract", too_big)
+    monkeypatch.setattr(contraction.cache, "contract", too_big)
     g = grid_graph(6, 6, seed=1)
     with pytest.raises(engine.GraphTooLargeError, match=r"^making .* contraction whole ran out"):
         contraction.of(g, "whole")
-    assert g not in contraction._made["whole"]
+    assert g not in contraction.cache._made["whole"]
 
 
 def test_a_path_contracts_to_a_small_core_in_few_rounds():
@@ -202,7 +202,7 @@ def test_a_shortcut_with_a_witness_is_left_out(via_x, via_y, shortcut):
 def test_no_witness_is_looked_for_from_a_tail_of_many_arcs(monkeypatch):
     # a and b keep three arcs out (to y, p, q; x goes): with a fan-out limit of 2 no witness
     # is looked for from either, and x's shortcuts are kept although y's path is shorter.
-    monkeypatch.setattr(contraction, "WITNESS_FANOUT", 2)
+    monkeypatch.setattr(contraction.build, "WITNESS_FANOUT", 2)
     g = _two_ways(5, 3, y_stays=True)
     c = contraction.contract(g, max_degree=2)
     assert _arc_weight(c.graph, 0, 1) == 10 and _arc_weight(c.graph, 1, 0) == 10
@@ -345,7 +345,7 @@ def test_gpu_sweep_follows_the_search_however_it_ends(capacity, batch):
 def kept(tmp_path, monkeypatch):
     """Contractions of graphs of 100 nodes or more kept in a folder of their own."""
     monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(contraction, "DISK_MIN_NODES", 100)
+    monkeypatch.setattr(contraction.cache, "DISK_MIN_NODES", 100)
     return tmp_path
 
 
@@ -355,7 +355,7 @@ def _same_graph(g):
 
 
 def _assert_same(a, b):
-    for name in contraction._ARRAYS:
+    for name in contraction.cache._ARRAYS:
         assert np.array_equal(getattr(a, name), getattr(b, name))
     for name in ("indptr", "indices", "weights", "layered_bound", "core_nodes", "core_weight"):
         assert np.array_equal(getattr(a.graph, name), getattr(b.graph, name))
@@ -409,7 +409,7 @@ def test_a_damaged_or_foreign_file_is_made_again(kept):
     # A contraction of another graph under this graph's name does not fit it.
     other = contraction.contract(grid_graph(10, 12, seed=5))
     with path.open("wb") as f:
-        contraction._save(other, f)
+        contraction.cache._save(other, f, path.name)
     third = contraction.of(_same_graph(g))
     assert not third.from_cache
     _assert_same(made, third)
@@ -419,7 +419,7 @@ def test_a_damaged_or_foreign_file_is_made_again(kept):
 def test_a_cache_folder_that_cannot_be_written_only_costs_speed(tmp_path, monkeypatch):
     (tmp_path / "file").write_text("not a folder")
     monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path / "file" / "cache"))
-    monkeypatch.setattr(contraction, "DISK_MIN_NODES", 100)
+    monkeypatch.setattr(contraction.cache, "DISK_MIN_NODES", 100)
     g = grid_graph(20, 20, seed=3)
     assert np.array_equal(sssp(g, 0, method="near_far_core").distances, _reference(g, 0))
 

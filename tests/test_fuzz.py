@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from engine.testing import fuzz
+from engine.testing import cases, fuzz
 
 SEED = int(os.environ.get("FRONTIER_FUZZ_SEED", "21"))
 
@@ -24,7 +24,7 @@ def _run(searches: int, **options) -> fuzz.Report:
 def test_cpu_campaign():
     searches = int(os.environ.get("FRONTIER_FUZZ_SEARCHES", "4000"))
     report = _run(searches, backend="cpu", max_nodes=200)
-    assert set(report.counts) == set(fuzz.METHODS)
+    assert set(report.counts) == set(cases.METHODS)
 
 
 @pytest.mark.gpu
@@ -34,15 +34,15 @@ def test_gpu_campaign():
 
 
 def test_cases_are_reproducible_and_varied():
-    a, b = fuzz.draw_case(SEED, 7), fuzz.draw_case(SEED, 7)
+    a, b = cases.draw_case(SEED, 7), cases.draw_case(SEED, 7)
     assert np.array_equal(a.weights, b.weights) and a.runs == b.runs
-    cases = [fuzz.draw_case(SEED, k) for k in range(300)]
-    assert {c.shape for c in cases} == set(fuzz.SHAPES)
-    assert {c.family for c in cases} == set(fuzz.FAMILIES)
-    deltas = {r.delta for c in cases for r in c.runs}
+    drawn = [cases.draw_case(SEED, k) for k in range(300)]
+    assert {c.shape for c in drawn} == set(cases.SHAPES)
+    assert {c.family for c in drawn} == set(cases.FAMILIES)
+    deltas = {r.delta for c in drawn for r in c.runs}
     assert {"auto", 1} <= deltas and max(d for d in deltas if d != "auto") >= 2**32
-    assert {r.batch for c in cases for r in c.runs} == set(fuzz.BATCHES)
-    graphs = [c.graph() for c in cases]
+    assert {r.batch for c in drawn for r in c.runs} == set(cases.BATCHES)
+    graphs = [c.graph() for c in drawn]
     assert any(g.distance_dtype() == np.uint64 for g in graphs)
     assert any((g.weights == 0).any() for g in graphs)
     assert any((g.sources == g.indices).any() for g in graphs)  # self loops
@@ -55,7 +55,7 @@ def test_watchdog_counts_a_hang_and_goes_on():
     assert report.hangs >= 1 and not report.clean
     assert report.searches >= 12
     assert all(f["kind"] == "hangs" for f in report.failures)
-    assert report.failures[0]["reproduce"].startswith("c = engine.testing.fuzz.draw_case(")
+    assert report.failures[0]["reproduce"].startswith("c = engine.testing.cases.draw_case(")
 
 
 def test_mutated_files_load_or_are_refused_in_one_line():
@@ -74,5 +74,5 @@ def test_mutated_files_load_or_are_refused_in_one_line():
 def test_mutations_edit_the_bytes():
     rng = np.random.default_rng(SEED)
     data = b"p sp 3 2\na 1 2 5\na 2 3 4\n"
-    variants = {fuzz.mutate(rng, data) for _ in range(50)}
+    variants = {cases.mutate(rng, data) for _ in range(50)}
     assert len(variants) > 40 and data not in variants

@@ -8,7 +8,7 @@ from scipy.sparse.csgraph import dijkstra
 import engine
 from engine import sssp
 from engine.backends import gpu as _gpu
-from engine.backends import gpu_kernels
+from engine.backends import gpu_kernels, gpu_memory
 from engine.methods import METHODS, RunSpec
 from engine.search import AUTO_GPU_MIN_NODES
 
@@ -44,7 +44,7 @@ def test_arc_table_carries_each_heads_arc_range(method):
     spec = _spec(g, method, 25)
     _gpu.prepare(g, spec)
     split = spec.delta if spec.light_heavy else None
-    table = _gpu._uploads[g].arcs(g, split).get()
+    table = gpu_memory.uploads[g].arcs(g, split).get()
     ends = g.light_end(25) if split else g.indptr[1:]
     assert table.shape == (g.n_arcs, _gpu.ARC_BYTES // 4)
     assert np.array_equal(table[:, 0], g.indices)

@@ -121,7 +121,7 @@ def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
     other = _awkward_graph(9)
     core = contraction.contract(other)
     assert core.n_core > 1
-    monkeypatch.setitem(contraction._made[gpu_phast.KIND], other, core)
+    monkeypatch.setitem(contraction.cache._made[gpu_phast.KIND], other, core)
     dist, _, _ = gpu_phast.rows(other, sources, None, cluster=cluster)
     np.testing.assert_array_equal(dist.get(), _reference(other, sources))
 

@@ -8,36 +8,41 @@ import pytest
 
 from engine.cli import main
 from engine.graphs.io import load_graph
-from engine.testing import hostile
+from engine.testing import hostile, measured
 
 
-def _outcomes(files: dict, argv: list[str]) -> dict[str, tuple[str, str, hostile.Measured]]:
-    """Each file's outcome, why it is bad, and its run, by name."""
-    base = hostile.measured(lambda: 0).peak_bytes
-    out = {}
+def _wrong(files: dict, loads: frozenset, args) -> dict[str, str]:
+    """The files whose outcome through ``frontier`` (``args`` of the file), each in a
+    measured child, is not the one they must have (load, or a refusal in one line), with
+    what went wrong."""
+    base = measured.measured(lambda: 0).peak_bytes
+    wrong = {}
     for name, path in files.items():
-        m = hostile.measured(lambda path=path: main(["info", str(path), *argv]))
-        outcome, why = hostile.judged(m, peak_bytes=hostile.peak_bound(path, base))
-        out[name] = (outcome, why, m)
-    return out
+        m = measured.measured(lambda path=path: main(args(path)))
+        outcome, why = measured.judged(m, peak_bytes=measured.peak_bound(path, base))
+        if outcome != ("ok" if name in loads else "refused"):
+            wrong[name] = f"{outcome} ({why or m.output.strip()[-160:]})"
+    return wrong
 
 
 @pytest.fixture(scope="module")
-def osm_files(tmp_path_factory):
+def corpora(tmp_path_factory):
     pytest.importorskip("osmium")
     pytest.importorskip("pyrosm")
-    return hostile.osm_corpus(tmp_path_factory.mktemp("hostile-osm"))
+    return {kind: (files, loads, args) for kind, files, loads, args in
+            hostile.corpora(tmp_path_factory.mktemp("hostile"))}  # fmt: skip
 
 
-def test_hostile_osm_files_load_or_are_one_line(osm_files):
-    outcomes = _outcomes(osm_files, ["--network", "drive", "--no-cache"])
-    wrong = {
-        name: f"{outcome} ({why or m.output.strip()[-160:]})"
-        for name, (outcome, why, m) in outcomes.items()
-        if outcome != ("ok" if name in hostile.OSM_LOADS else "refused")
-    }
-    assert not wrong
-    assert len(outcomes) > 100
+@pytest.fixture(scope="module")
+def osm_files(corpora):
+    return corpora["osm"][0]
+
+
+@pytest.mark.parametrize(("kind", "least"), [("osm", 100), ("graphml", 40), ("dimacs", 30)])
+def test_hostile_files_load_or_are_one_line(corpora, kind, least):
+    files, loads, args = corpora[kind]
+    assert len(files) >= least
+    assert not _wrong(files, loads, args)
 
 
 def test_valid_osm_files_of_the_corpus_give_the_grid(osm_files):
@@ -61,14 +66,3 @@ def test_ways_cut_at_missing_nodes_are_counted(osm_files, name):
     assert g.notes == ("1 way cut where it names 1 node the file lacks (a clipped extract), "
                        "as osmnx cuts them",)  # fmt: skip
     assert g.summary()["notes"] == g.notes[0]
-
-
-def test_a_measured_child_reports_its_memory_time_and_words():
-    big = hostile.measured(lambda: len(bytearray(300 * 2**20)) and 0)
-    small = hostile.measured(lambda: print("frontier: error: x") or 2)
-    assert big.code == 0 and big.peak_bytes > small.peak_bytes + 250 * 2**20
-    assert hostile.judged(small) == ("refused", "")
-    slow = hostile.measured(lambda: __import__("time").sleep(5) or 0, timeout_s=0.5)
-    assert slow.code is None and hostile.judged(slow)[0] == "bad"
-    leak = hostile.measured(lambda: print("frontier: error: x (KeyError: 'y')") or 2)
-    assert hostile.judged(leak) == ("bad", "Python's words ('Error:')")

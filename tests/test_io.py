@@ -80,7 +80,7 @@ def test_random_weights_formula():
     [
         ("empty.gr", b"", "empty"),
         ("trunc.gr", b"p tw 4 3\n1 2\n2 3\n", "promises 3 edges but the file has 2"),
-        ("badid.gr", b"p tw 2 1\n1 9\n", "outside 1..2"),
+        ("badid.gr", b"p tw 2 1\n1 9\n", "edge 1 → 9 names node 9, but node ids run from 1 to 2"),
         ("junk.gr", b"p sp 2 1\na 1 x 4\n", "line 2: 'a 1 x 4' is not"),
         ("noheader.gr", b"1 2\n2 3\n", "not a graph file"),
         ("trunc.gr.xz", lzma.compress(PACE_TEXT)[:20], "cannot decompress"),
@@ -92,8 +92,8 @@ def test_random_weights_formula():
         ("lonecr.gr", b"p sp 2 1\na 1 2 3\r5\n", "line 2"),
         ("w70.gr", b"p sp 2 1\na 1 2 %d\n" % 2**70, "does not fit 64 bits"),
         ("declared.gr", b"p sp 1000000000000 1\na 1 2 3\n", "at most 2,147,483,647"),
-        ("neg.gr", b"p sp 2 1\na 1 2 -4\n", "negative weight"),
-        ("huge.gr", b"p sp 2 1\na 1 2 99999999999\n", "exceeds the largest"),
+        ("neg.gr", b"p sp 2 1\na 1 2 -4\n", "line 2: arc 1 → 2 weighs -4; weights are whole"),
+        ("huge.gr", b"p sp 2 1\na 1 2 99999999999\n", "weighs 99,999,999,999; weights are"),
     ],
 )
 def test_bad_files(write, name, data, match):
@@ -405,10 +405,24 @@ def test_loads_report_their_stages_and_stop_when_asked(tmp_path, make, suffix, s
 
 
 def test_decompressed_size_is_bounded(write):
-    bomb = gzip.compress(b"p tw 2 1\n1 2\n" + b"c" + b" " * (40 * 2**20) + b"\n")
+    text = b"p tw 2 1\n1 2\n" + b"c" + b" " * (40 * 2**20) + b"\n"
+    bomb = gzip.compress(text)
     assert len(bomb) < 100_000
-    with pytest.raises(engine.GraphFormatError, match="more than 8 MiB"):
-        load_graph(write("bomb.gr.gz", bomb), max_bytes=8 * 2**20)
+    with pytest.raises(engine.GraphTooLargeError, match="holds 40 MiB of text once decomp"):
+        load_graph(write("bomb.gr.gz", bomb), max_bytes=8 * 2**20)  # refused before it is read
+    with pytest.raises(engine.GraphFormatError, match="more than 8 MiB of text once"):
+        load_graph(write("bomb.gr.bz2", bz2.compress(text)), max_bytes=8 * 2**20)  # as read
+
+
+def test_the_default_text_bound_is_what_the_memory_free_can_read(write, monkeypatch):
+    from engine.graphs import _validate
+
+    monkeypatch.setattr(_validate, "available_memory", lambda: 80 * 2**20)
+    assert _validate.text_bound("dimacs") == 8 * 2**20 and _validate.text_bound("pace") < 4 * 2**20
+    big = write("big.gr", b"p tw 2 1\n1 2\n" + b"c\n" * (6 * 2**20))
+    with pytest.raises(engine.GraphTooLargeError, match=r"holds 12 MiB of text .* about 24 bytes"):
+        load_graph(big, cache=False)
+    assert load_graph(big, cache=False, max_bytes=13 * 2**20).n_nodes == 2
 
 
 def test_files_are_read_by_content_whatever_their_name(write, tmp_path):
@@ -619,11 +633,11 @@ ROAD = '<tag k="highway" v="residential"/>'
     ("name", "edit", "options", "message"),
     [
         ("big.graphml", lambda t: t.replace('node id="2"', 'node id="' + "1" * 23 + '"')
-         .replace('source="2"', 'source="' + "1" * 23 + '"'), {}, "is not an integer of 64 bits"),
+         .replace('source="2"', 'source="' + "1" * 23 + '"'), {}, "1111111' does not fit 64 bits"),
         ("nox.graphml", lambda t: re.sub(r'<data key="d\d+">24\.9\d*</data>', "", t), {},
-         "has no longitude ('x')"),
-        ("inf.graphml", lambda t: _graphml_length(t, "inf"), {}, "has a length of inf"),
-        ("huge.graphml", lambda t: _graphml_length(t, "1e30"), {}, "more than 42,949,672.95 m"),
+         "node '2' has no x (longitude)"),
+        ("inf.graphml", lambda t: _graphml_length(t, "inf"), {}, "has length inf; weights are"),
+        ("huge.graphml", lambda t: _graphml_length(t, "1e30"), {}, "at most 42,949,672.95 m"),
         ("speed0.osm", lambda t: t.replace(ROAD, ROAD + '<tag k="maxspeed" v="0"/>'),
          {"weight": "travel_time"}, "a speed of 0 km/h (maxspeed=0?)"),
         ("lat95.osm", lambda t: t.replace('lat="60.1600000"', 'lat="95.0000000"', 1), {},

@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from engine.graphs import pbf
-from engine.testing.hostile import HEADER, blob, field, header_block, raw, varint
+from engine.testing.wire import HEADER, blob, field, header_block, raw, varint
 
 from .graphs import shared_path
 

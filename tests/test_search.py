@@ -391,11 +391,11 @@ def test_gpu_unavailable_message(monkeypatch):
 
 
 def test_memory_check_message():
-    from engine.backends import gpu as gpu_launcher
+    from engine.backends import gpu_memory
 
     with pytest.raises(engine.GPUMemoryError, match="--backend cpu"):
-        gpu_launcher.check_fits(10 * 2**30, 2**30)
-    gpu_launcher.check_fits(2**20, 2**30)
+        gpu_memory.check_fits(10 * 2**30, 2**30)
+    gpu_memory.check_fits(2**20, 2**30)
 
 
 def test_the_registry_answers_which_methods_can_record():

@@ -186,7 +186,7 @@ def test_errors_keep_the_previous_graph_and_run(session, data_dir, tmp_path_fact
         (lambda: session.load_path(str(data_dir / "../../etc/passwd")), "only files under"),
         (lambda: session.load_path(str(data_dir / "missing.osm")), "does not exist"),
         (lambda: session.load_path(""), "empty file path"),
-        (lambda: session.load_upload("x.gr", b"p sp 2 1\na 1 2 -4\n"), "negative"),
+        (lambda: session.load_upload("x.gr", b"p sp 2 1\na 1 2 -4\n"), "weighs -4"),
         (lambda: session.load_upload("x.txt", b"hello"), "not a graph file"),
         (lambda: session.set_query(source=10**9), "not a node index"),
     ]

@@ -8,6 +8,8 @@ or after each batch of a stream). The search's end (the int64 distances, a recor
 stamps) is written by a kernel straight into the host's page-locked memory, queued behind
 each long batch on the chance that it finished the search.
 
+Each graph and contraction is on the device once (`engine.backends.gpu_memory`).
+
 A batch runs at one of two scopes. Small frontiers, the usual case on road graphs, run on
 one thread-block cluster (Hopper and later: a hardware barrier, frontiers in distributed
 shared memory); large ones run on the whole GPU (a cooperative launch with ``grid.sync()``).
@@ -34,17 +36,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import weakref
 from collections.abc import Callable
 
 import numpy as np
 
-from engine import contraction
 from engine._errors import GPUMemoryError
 from engine.backends import device as _backend
-from engine.backends import gpu_kernels
+from engine.backends import gpu_kernels, gpu_memory
 from engine.backends.contract import (
-    ARC_BYTES,
     ASYNC_BLOCK,
     ASYNC_MAX_BLOCKS,
     ASYNC_PARAMS,
@@ -81,7 +80,6 @@ from engine.backends.gpu_rows import (
     initial_row,
     record_phases,
 )
-from engine.contraction import Contraction
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 from engine.methods import METHODS, SEGMENTS, Counters, RunSpec
 from engine.recording import PHASE_FIELDS, Recording
@@ -114,83 +112,6 @@ CLUSTER_MAX, GRID_MIN = 8192, 2048
 #: about eight times that); a larger core is searched (the 16M-node city's 340,331).
 CORE_TABLE_NODES = 8192
 
-_uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_sweeps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_climbs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_steps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-class _DeviceGraph:
-    def __init__(self, graph: CSRGraph):
-        cp = _backend.cupy()
-        self.indptr = cp.asarray(graph.indptr)
-        self.indices = cp.asarray(graph.indices)
-        self.weights = cp.asarray(graph.weights)
-        self.light: dict[int, object] = {}
-        self.arc_tables: dict[int | None, object] = {}
-        self.lanes_log2 = lanes_log2(graph)
-
-    def light_end(self, graph: CSRGraph, delta: int | None):
-        if delta is None:
-            return self.indptr[1:]
-        if delta not in self.light:
-            self.light[delta] = _backend.cupy().asarray(graph.light_end(delta))
-        return self.light[delta]
-
-    def arcs(self, graph: CSRGraph, delta: int | None):
-        """The kernels' arc table (``Arc``): head, weight and the head's arc range (light
-        arcs only when ``delta`` splits them), built on the device once per ``delta``."""
-        if delta not in self.arc_tables:
-            cp = _backend.cupy()
-            end = self.light_end(graph, delta)
-            table = cp.empty((graph.n_arcs, 4), dtype=np.int32)
-            table[:, 0] = self.indices
-            table[:, 1] = self.weights.view(np.int32)
-            table[:, 2] = self.indptr[self.indices].astype(np.int32)
-            table[:, 3] = end[self.indices].astype(np.int32)
-            self.arc_tables[delta] = table
-        return self.arc_tables[delta]
-
-
-def lanes_log2(graph: CSRGraph) -> int:
-    """log2 of the threads that share a frontier node's arcs: the power of two covering the
-    99th percentile of out-degrees (2–8 on road graphs), at most a warp."""
-    degree = np.diff(graph.indptr)
-    if degree.size == 0:
-        return 0
-    p99 = max(int(np.percentile(degree, 99)), 1)
-    return min(int(np.ceil(np.log2(p99))), 5)
-
-
-def required_bytes(graph: CSRGraph, dtype: np.dtype, *, recording: bool) -> int:
-    """Device memory one search needs: graph, distances, queues, marks, bucketing's store,
-    stamps and phase ends (three ``int32`` arrays while recording: the stamps the host takes
-    are written straight into its memory)."""
-    n, m = graph.n_nodes, graph.n_arcs
-    graph_bytes = 8 * (n + 1) * 2 + 4 * m * 2 + ARC_BYTES * m
-    fronts = 2 * max(n, m) * ENTRY.itemsize
-    work = dtype.itemsize * n + 8 * n + fronts + 4 * (2 * (n + m) + 3 * n)
-    return graph_bytes + work + (12 * n if recording else 0)
-
-
-def check_fits(required: int, free: int) -> None:
-    """Raise `GPUMemoryError` when ``required`` bytes exceed ``free`` (with a margin)."""
-    if required > 0.9 * free:
-        msg = (
-            f"the graph needs about {required / 2**30:.2f} GiB of GPU memory but only "
-            f"{free / 2**30:.2f} GiB is free; use --backend cpu or a smaller graph"
-        )
-        raise GPUMemoryError(msg)
-
-
-def device_graph(graph: CSRGraph, required: int) -> _DeviceGraph:
-    """The graph on the device, uploaded once (``required`` bytes must be free then)."""
-    if graph not in _uploads:
-        check_fits(required, _backend.free_gpu_memory())
-        _uploads[graph] = _DeviceGraph(graph)
-    return _uploads[graph]
-
 
 def prepare(graph: CSRGraph, spec: RunSpec) -> float:
     """Upload the graph and compile the kernel if not done yet; return the seconds spent."""
@@ -198,7 +119,7 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
     if graph.n_arcs >= 2**31:
         msg = f"{graph.name} has {graph.n_arcs:,} arcs; the GPU kernels take fewer than 2^31"
         raise GPUMemoryError(msg)
-    required = required_bytes(graph, spec.dtype, recording=spec.recording is not None)
+    required = gpu_memory.required_bytes(graph, spec.dtype, recording=spec.recording is not None)
     if spec.method.asynchronous:
         required += _held_bytes(_async_blocks(), HELD_CAPACITY)
         if spec.recording is not None:  # a row a phase, each node's sweep step
@@ -207,38 +128,16 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
         required += (spec.contraction.n_down + spec.contraction.order.size) * 20
     if tree_by_table(spec):  # the climb's levels and lists, and the core's table
         required += 12 * graph.n_nodes + spec.contraction.n_core**2 * spec.dtype.itemsize
-    device_graph(graph, required)
-    _uploads[graph].arcs(graph, spec.split if spec.light_heavy else None)
+    gpu_memory.device_graph(graph, required)
+    gpu_memory.uploads[graph].arcs(graph, spec.split if spec.light_heavy else None)
     if spec.contraction is not None:
-        _device_sweep(spec.contraction)
+        gpu_memory.device_sweep(spec.contraction)
     if tree_by_table(spec):
-        _device_climb(spec.contraction)
-        _core_table(spec.contraction, spec.dtype)
+        gpu_memory.device_climb(spec.contraction)
+        gpu_memory.core_table(spec.contraction, spec.dtype)
     gpu_kernels.module()  # compiled before the search is timed
     _backend.cupy().cuda.Device().synchronize()
     return time.perf_counter() - start
-
-
-def _device_sweep(c: Contraction) -> tuple:
-    """Kernel ``sweep_down``'s arguments for the contraction ``c`` (uploaded once): its
-    levels' chunks of arcs down (`gpu_phast.chunks`), heads and tails as nodes."""
-    if c not in _sweeps:
-        from engine.backends.gpu_phast import chunks
-
-        cp = _backend.cupy()
-        lv = contraction.levels(c)
-        levels, firsts, heads, tails, weights = chunks(
-            lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts
-        )
-        _sweeps[c] = (
-            cp.asarray(levels),
-            np.int32(lv.n_levels),
-            cp.asarray(firsts),
-            cp.asarray(lv.nodes[heads].astype(np.int32)),
-            cp.asarray(lv.nodes[tails].astype(np.int32)),
-            cp.asarray(weights),
-        )
-    return _sweeps[c]
 
 
 def tree_by_table(spec: RunSpec) -> bool:
@@ -252,60 +151,16 @@ def tree_by_table(spec: RunSpec) -> bool:
     )
 
 
-def _device_climb(c: Contraction) -> tuple:
-    """Kernel ``phast_tree``'s climb and core arguments for ``c`` (uploaded once): each
-    node's level (``int32``; 0 the core), the levels' rank ranges (``int64``), each node's
-    rank (a core node's is its row of the table) and the node of each core rank."""
-    if c not in _climbs:
-        cp = _backend.cupy()
-        lv = contraction.levels(c)
-        _climbs[c] = (
-            cp.asarray(lv.level[lv.rank]),
-            cp.asarray(lv.starts),
-            cp.asarray(lv.rank.astype(np.int32)),
-            cp.asarray(lv.nodes[: c.n_core].astype(np.int32)),
-        )
-    return _climbs[c]
-
-
-def _core_table(c: Contraction, dtype: np.dtype):
-    """The distances between ``c``'s core nodes through the core (a row a core rank, of
-    ``dtype``, its maximum where none), made once on the GPU by Floyd and Warshall (kernel
-    ``core_table_step``) from the core's arcs: the arcs into its ranks from its ranks
-    (`contraction.Levels`; a core node's arcs stay in the core); None without a core."""
-    key = np.dtype(dtype)
-    tables = _tables.setdefault(c, {})
-    if key not in tables:
-        tables[key] = None
-        k = c.n_core
-        if k:
-            cp = _backend.cupy()
-            lv = contraction.levels(c)
-            heads = np.repeat(np.arange(k), np.diff(lv.up_ptr[: k + 1]))
-            tails, weights = lv.up_tails[: heads.size], lv.up_weights[: heads.size]
-            inside = tails < k  # the others climb into the core
-            table = np.full((k, k), np.iinfo(key).max, dtype=key)
-            np.minimum.at(table, (tails[inside], heads[inside]), weights[inside].astype(key))
-            np.fill_diagonal(table, 0)
-            table = cp.asarray(table)
-            for through in range(k):
-                launch_elementwise(
-                    "core_table_step", key, k * k, (table, np.int64(k), np.int64(through))
-                )
-            tables[key] = table
-    return tables[key]
-
-
 def phast_tree(spec: RunSpec):
     """Method phast's one tree in one launch of kernel ``phast_tree`` (`tree_by_table`);
     the same return as `run`."""
     cp = _backend.cupy()
     graph, c, dtype = spec.graph, spec.contraction, spec.dtype
     n = graph.n_nodes
-    dev = _uploads[graph]
-    levels, n_levels, firsts, heads, tails, weights = _device_sweep(c)
-    level_of, starts, rank, core_nodes = _device_climb(c)
-    table = _core_table(c, dtype)
+    dev = gpu_memory.uploads[graph]
+    levels, n_levels, firsts, heads, tails, weights = gpu_memory.device_sweep(c)
+    level_of, starts, rank, core_nodes = gpu_memory.device_climb(c)
+    table = gpu_memory.core_table(c, dtype)
     dist = cp.empty(n, dtype=dtype)
     lists = cp.empty(n, dtype=np.int32)
     counts = cp.empty(int(n_levels) + 4, dtype=np.uint32)
@@ -326,13 +181,6 @@ def phast_tree(spec: RunSpec):
         edges_relaxed=int(tally[0]) + int(tally[1]) * c.n_core,
     )
     return out, counters, int(np.iinfo(dtype).max)
-
-
-def _device_steps(c: Contraction):
-    """Each node's sweep step on the device (`engine.contraction.sweep_steps`), made once."""
-    if c not in _steps:
-        _steps[c] = _backend.cupy().asarray(contraction.sweep_steps(c))
-    return _steps[c]
 
 
 def run(
@@ -370,7 +218,7 @@ def run(
     by_phase = rec is not None and spec.method.recorded_by_phase
     if by_phase and not asynchronous:
         return _twin_by_phase(spec, on_batch, synchronous)
-    dev = _uploads[graph]
+    dev = gpu_memory.uploads[graph]
     n = graph.n_nodes
     inf = int(np.iinfo(dtype).max)
     rule = spec.rule
@@ -419,7 +267,7 @@ def run(
         taking = recorder_ends or streamed
         stamps = recorder.end(relax_log, width, if_done=if_done) if taking else None
         if spec.contraction is not None:
-            sweep = (*_device_sweep(spec.contraction), ctl_dev, np.int32(if_done))
+            sweep = (*gpu_memory.device_sweep(spec.contraction), ctl_dev, np.int32(if_done))
             arcs = spec.contraction.n_down + spec.contraction.order.size  # with their own
             launch_elementwise("sweep_down", dtype, arcs, (dist, *sweep))
         finish_search(dist, dtype, 0 if streamed else out_at, ctl_dev, if_done, stamps)
@@ -557,7 +405,7 @@ def run(
         recorder.take(state)
     if by_phase:
         c = spec.contraction
-        record_phases(spec, state, dist, reached_at, phase_rows, c and _device_steps(c))
+        record_phases(spec, state, dist, reached_at, phase_rows, c and gpu_memory.device_steps(c))
         if on_batch is not None:
             on_batch()
     counters = Counters(

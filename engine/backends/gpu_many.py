@@ -16,7 +16,7 @@ import functools
 import numpy as np
 
 from engine.backends import device as _backend
-from engine.backends import gpu as _gpu
+from engine.backends import gpu_memory
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 
 KERNEL_FILE = "many.cu"
@@ -106,7 +106,7 @@ def rows(
         msg = "parents on the GPU need distances below 2^32"
         raise ValueError(msg)
     n, m = graph.n_nodes, len(sources)
-    dev = _gpu.device_graph(graph, graph.indptr.nbytes + graph.n_arcs * 8)
+    dev = gpu_memory.device_graph(graph, graph.indptr.nbytes + graph.n_arcs * 8)
     stop_at = None if columns is None or parents else cp.asarray(columns, dtype=np.int64)
     width = n if stop_at is None else len(stop_at)
     blocks = blocks or blocks_for(graph, m, store=store, threads=threads,

@@ -26,11 +26,6 @@ EPILOG = (
 )
 
 
-#: The most text a DIMACS/PACE file may hold once decompressed, by default (MiB): the whole
-#: USA graph of the 9th DIMACS challenge is 1.3 GiB.
-MAX_TEXT_MB = 4096
-
-
 def graph_options(p: argparse.ArgumentParser, *, many: bool = False) -> None:
     if many:
         p.add_argument("graphs", metavar="GRAPH", nargs="+", help="graphs to load (see below)")
@@ -45,8 +40,9 @@ def graph_options(p: argparse.ArgumentParser, *, many: bool = False) -> None:
     p.add_argument(
         "--weight",
         default=io.DEFAULT_WEIGHT,
-        choices=list(osm.WEIGHTS),
-        help="OSM weight: length in cm or travel_time in ms (default: %(default)s)",
+        metavar="length|travel_time|NAME",
+        help="OSM weight: length in cm or travel_time in ms; for GraphML also the name of "
+        "another weight on its edges, whole numbers (default: %(default)s)",
     )
     p.add_argument(
         "--weights",
@@ -65,10 +61,10 @@ def graph_options(p: argparse.ArgumentParser, *, many: bool = False) -> None:
     p.add_argument(
         "--max-text-mb",
         type=count_type("--max-text-mb"),
-        default=MAX_TEXT_MB,
         metavar="MB",
-        help="DIMACS/PACE: refuse a file of more text than this once decompressed; comments "
-        "are not held (default: %(default)s MiB)",
+        help="refuse a DIMACS/PACE, GraphML or OSM XML file of more text than this once "
+        "decompressed; DIMACS comments are not held (default: what the memory free can "
+        "read, at most 4096 MiB)",
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -154,7 +150,7 @@ def load(args, spec):
         weights=args.weights,
         cache=not args.no_cache,
         coordinates=args.coords or "auto",
-        max_bytes=args.max_text_mb * 2**20,
+        max_bytes=None if args.max_text_mb is None else args.max_text_mb * 2**20,
     )
 
 

@@ -52,12 +52,58 @@ def readable_file(path: str | os.PathLike, what: str, hint: str) -> Path:
 #: the roads per way reference (240 measured, whatever the file: decision 0104).
 READ_PEAK = {"pbf": 48, "xml": 6}
 ROAD_BYTES_PER_REF = 256
-#: The most a load may take per byte of text (a PBF's blocks) beyond `LOAD_FIXED`: reading,
-#: and building the roads of a way reference in each byte of a PBF (one in each 12 of XML,
-#: ``<nd ref="1"/>``). Measured on synthetic cities of 100k and 1M nodes: PBF 14–18, OSM
-#: XML 3.4–4 (issue 70, decision 0104).
-TEXT_PEAK = {"pbf": READ_PEAK["pbf"] + ROAD_BYTES_PER_REF, "xml": READ_PEAK["xml"] + 22}
+#: The most a load may take per byte of text (a PBF's blocks) beyond `LOAD_FIXED`, by
+#: loader: for OSM, reading and building the roads of a way reference in each byte of a
+#: PBF (one in each 12 of XML, ``<nd ref="1"/>``); DIMACS ``.gr`` and ``.co``, PACE and
+#: GraphML as measured, with room (``bench/loaders.py``, a 1M-node city: 7.3, 18.8 and 6.1
+#: bytes a byte; PBF 13.6, OSM XML 3.8; decision 0105).
+TEXT_PEAK = {
+    "pbf": READ_PEAK["pbf"] + ROAD_BYTES_PER_REF, "xml": READ_PEAK["xml"] + 22,
+    "dimacs": 10, "pace": 24, "graphml": 8,
+}  # fmt: skip
 LOAD_FIXED = 256 * 2**20
+#: The most text a file may hold once decompressed, whatever the memory free.
+MAX_TEXT_BYTES = 4 * 2**30
+
+
+def text_bound(kind: str) -> int:
+    """The most text a file of this loader (a key of `TEXT_PEAK`) may hold once
+    decompressed here: what the memory free can read (`TEXT_PEAK`), at most
+    `MAX_TEXT_BYTES`."""
+    return min(MAX_TEXT_BYTES, available_memory() // TEXT_PEAK[kind])
+
+
+def text_size(path: Path) -> int | None:
+    """What ``path`` holds once decompressed, where that is known before it is read: a
+    plain file's size, a gzip file's own record of it (modulo 4 GiB, so a floor); None for
+    bzip2 and xz, which record none (their text is counted as it is read)."""
+    with open(path, "rb") as f:
+        head = f.read(6)
+        if head.startswith(b"\x1f\x8b"):
+            f.seek(-4, 2)
+            return int.from_bytes(f.read(4), "little")
+        if head.startswith((b"BZh", b"\xfd7zXZ")):
+            return None
+        return f.seek(0, 2)
+
+
+def text_fits(path: Path, kind: str, max_bytes: int | None) -> int:
+    """The bound on the text of the file ``path`` of this loader (``max_bytes``, or
+    `text_bound`); refuse the file, before it is read, when it is known to hold more."""
+    bound = text_bound(kind) if max_bytes is None else max_bytes
+    size = text_size(path)
+    if size is not None and size > bound:
+        why = (
+            "the most allowed here (--max-text-mb raises it)" if max_bytes is not None else
+            f"what the {available_memory() / 2**30:,.1f} GiB free can read at about "
+            f"{TEXT_PEAK[kind]} bytes a byte (--max-text-mb sets another bound)"
+        )  # fmt: skip
+        msg = (
+            f"{path.name} holds {size / 2**20:,.0f} MiB of text once decompressed, more than "
+            f"{bound / 2**20:,.0f} MiB, {why}"
+        )
+        raise GraphTooLargeError(msg)
+    return bound
 
 
 def text_budget(fmt: str, name: str) -> Callable[[int], None]:

@@ -449,12 +449,12 @@ def graph_from_arrays(z, prefix: str = "") -> CSRGraph:
 
 def save_npz(graph: CSRGraph, path) -> None:
     """Write ``graph`` to an uncompressed ``.npz`` file at ``path`` (a path or an open
-    binary file)."""
+    binary file): the prebuilt graphs of machines without the OSM readers (``bench/run.py``)."""
     np.savez(path, **graph_arrays(graph))
 
 
 def load_npz(path) -> CSRGraph:
-    """Read a graph written by `save_npz`."""
+    """Read a graph written by `save_npz` (or a cache folder's graph)."""
     with np.load(path, allow_pickle=False) as z:
         return graph_from_arrays(z)
 

@@ -192,8 +192,10 @@ def read_dimacs(
 
     The sizes its problem line declares are checked (against ``max_nodes`` and the memory
     free here) from the file's first `HEAD_BYTES` before the rest is read; ``max_bytes``
-    bounds the file's text once decompressed. ``progress(stage)`` is called as each stage
-    begins (reading, parsing, coordinates, CSR); an exception it raises stops the read.
+    bounds the file's text once decompressed (by default what the memory free can read,
+    `engine.graphs._validate.text_fits`: a file known to be larger is refused before it is
+    read, others as soon as their text passes the bound). ``progress(stage)`` is called as
+    each stage begins (reading, parsing, coordinates, CSR); an exception it raises stops the read.
 
     Raises
     ------
@@ -211,7 +213,9 @@ def read_dimacs(
     early = _HEADER.search(read_bytes(path, head=HEAD_BYTES))
     if early is not None:  # a huge declared size is refused before the body is read
         _declared(early, path.name, max_nodes)
-    data = read_bytes(path, max_bytes=max_bytes)
+    pace = early is not None and early.group(1) == b"tw"
+    limit = _validate.text_fits(path, "pace" if pace else "dimacs", max_bytes)
+    data = read_bytes(path, max_bytes=limit)
     say("parsing the arcs")
     header = _HEADER.search(data)
     if header is None:
@@ -233,8 +237,23 @@ def read_dimacs(
         )
         raise GraphFormatError(msg)
     ends = table[:, :2]
+    what = "arc" if kind == "sp" else "edge"
     if m and (ends.min() < 1 or ends.max() > n):
-        msg = f"{path.name}: a node id is outside 1..{n}; the file is corrupt"
+        k = int(np.flatnonzero(((ends < 1) | (ends > n)).any(axis=1))[0])
+        u, v = (int(x) for x in ends[k])
+        bad = u if not 1 <= u <= n else v
+        msg = (
+            f"{path.name}, line {_row_line(body, k, letter):,}: {what} {u} → {v} names node "
+            f"{bad}, but node ids run from 1 to {n:,} (the 'p' line); the file is corrupt"
+        )
+        raise GraphFormatError(msg)
+    if kind == "sp" and m and (table[:, 2].min() < 0 or table[:, 2].max() > MAX_WEIGHT):
+        k = int(np.flatnonzero((table[:, 2] < 0) | (table[:, 2] > MAX_WEIGHT))[0])
+        u, v, w = (int(x) for x in table[k])
+        msg = (
+            f"{path.name}, line {_row_line(body, k, letter):,}: arc {u} → {v} weighs {w:,}; "
+            f"weights are whole numbers from 0 to {MAX_WEIGHT:,}: fix or rescale them"
+        )
         raise GraphFormatError(msg)
     tails, heads = ends[:, 0] - 1, ends[:, 1] - 1
     if choice is None:
@@ -320,6 +339,17 @@ class _Lines:
                 self.refuse_bad_line()
 
 
+def _row_line(body: bytes, k: int, letter: bytes) -> int:
+    """The line of the ``k``-th (from 0) data row of ``body``: the ``k``-th line that
+    begins with ``letter`` (or a digit where there is none); comments and blank lines hold
+    no row. Only a refusal asks, so it may read the whole text."""
+    start = re.compile(rb"^[ \t]*" + (re.escape(letter) if letter else rb"[0-9]"), re.MULTILINE)
+    for j, found in enumerate(start.finditer(body)):
+        if j == k:
+            return body.count(b"\n", 0, found.start()) + 1
+    return 0
+
+
 def plain(body: bytes, letter: bytes) -> tuple[int, int] | None:
     """For a text whose every line is blank or ``letter`` (or nothing) and digits, one space
     apart, with no other byte: the lines that begin with ``letter`` and the spaces; None for
@@ -398,7 +428,8 @@ def read_coordinates(
         longitude or ±90° of latitude.
     """
     path = coordinate_file(path)
-    data = read_bytes(path, max_bytes=max_bytes, want="a coordinate file ('p aux sp co N')")
+    limit = _validate.text_fits(path, "dimacs", max_bytes)
+    data = read_bytes(path, max_bytes=limit, want="a coordinate file ('p aux sp co N')")
     header = _CO_HEADER.search(data)
     if header is None:
         msg = f"{path.name}: no 'p aux sp co N' line; not a DIMACS coordinate file"
@@ -416,15 +447,23 @@ def read_coordinates(
         check.count(len(table))
     ids = table[:, 0]
     if ids.size and (ids.min() < 1 or ids.max() > n):
-        wrong = ids[(ids < 1) | (ids > n)][0]
-        msg = f"{path.name}: node id {wrong} is outside 1..{n:,}"
+        k = int(np.flatnonzero((ids < 1) | (ids > n))[0])
+        msg = (
+            f"{path.name}, line {_row_line(body, k, b'v'):,}: node id {ids[k]} is outside "
+            f"1..{n:,}, the graph's nodes"
+        )
         raise GraphFormatError(msg)
     seen = np.zeros(n + 1, dtype=np.int64)
     np.add.at(seen, ids, 1)
     if (seen[1:] != 1).any():
         twice, missing = np.flatnonzero(seen > 1), np.flatnonzero(seen[1:] == 0) + 1
-        detail = f"node {twice[0]} appears twice" if twice.size else f"node {missing[0]} is missing"
-        msg = f"{path.name}: {detail}; each of the {n:,} nodes needs one 'v' line"
+        if twice.size:
+            again = np.flatnonzero(ids == twice[0])[1]
+            detail = f"line {_row_line(body, int(again), b'v'):,}: node {twice[0]} appears twice"
+        else:
+            detail = f"node {missing[0]} is missing"
+        sep = ", " if detail.startswith("line") else ": "
+        msg = f"{path.name}{sep}{detail}; each of the {n:,} nodes needs one 'v' line"
         raise GraphFormatError(msg)
     lon, lat = np.empty(n), np.empty(n)
     lon[ids - 1], lat[ids - 1] = table[:, 1] / 1e6, table[:, 2] / 1e6

@@ -8,8 +8,8 @@ Specs
     Downloaded with osmnx when online.
 a path
     OSM PBF and OSM XML (``.osm``/``.osm.gz``/``.osm.bz2``), both built by osmnx's road
-    rules in arrays (`engine.graphs.osm.arcs_from_osm`), ``.graphml``
-    (osmnx), DIMACS ``.gr`` or PACE (``p sp``/``p tw``), plain or compressed.
+    rules in arrays (`engine.graphs.osm.arcs_from_osm`), ``.graphml`` of any tool
+    (`engine.graphs.graphml`), DIMACS ``.gr`` or PACE (``p sp``/``p tw``), plain or compressed.
 
 The cache folder is ``$FRONTIER_CACHE_DIR``, else ``$XDG_CACHE_HOME/frontier``, else
 ``~/.cache/frontier``. osmnx's HTTP cache goes in its ``osmnx`` subfolder.
@@ -29,10 +29,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
+import numpy as np
+
 from engine._errors import GraphFormatError, ParameterError
 from engine._text import ascii_int
-from engine.graphs import _validate, dimacs, osm, pbf
-from engine.graphs.csr import CSRGraph, load_npz, save_npz
+from engine.graphs import _validate, dimacs, graphml, osm, pbf
+from engine.graphs.csr import CSRGraph, graph_arrays, graph_from_arrays
 
 T = TypeVar("T")
 
@@ -218,7 +220,8 @@ def load_graph(
     network : str
         OSM network type: ``drive``, ``walk``, ``bike`` or ``all`` (Helsinki, PBF, places).
     weight : str
-        OSM weight: ``length`` (centimetres) or ``travel_time`` (milliseconds).
+        OSM weight: ``length`` (centimetres) or ``travel_time`` (milliseconds); for GraphML
+        also the name of any other weight on its edges (whole numbers, kept as they are).
     weights : str, optional
         DIMACS/PACE only: ``"unit"`` or ``"random:SEED"`` instead of the file's weights.
     cache : bool
@@ -227,7 +230,9 @@ def load_graph(
         Refuse larger graphs; DIMACS/PACE files are refused from their declared size, before
         anything is allocated.
     max_bytes : int, optional
-        Refuse DIMACS/PACE files whose text is larger once decompressed.
+        Refuse text files (DIMACS/PACE, GraphML, OSM XML) whose text is larger once
+        decompressed; by default, what the memory free here can read
+        (`engine.graphs._validate.text_bound`), at most 4 GiB.
     coordinates : str or path, optional
         DIMACS/PACE only: the ``.co`` file of node coordinates; ``"auto"`` (default) reads
         the one beside the graph under the same stem when there is one, None none.
@@ -242,7 +247,7 @@ def load_graph(
     GraphNotFoundError, GraphFormatError, GraphTooLargeError, OfflineError, ParameterError
     """
     osm.check_network(network)
-    osm.check_weight(weight)
+    _check_weight_name(weight)
     dimacs.parse_weights(weights)
     progress = progress or _quiet
     if not isinstance(spec, str | os.PathLike):
@@ -257,6 +262,7 @@ def load_graph(
     if named and (text.strip().lower() == "helsinki" or text.startswith("place:")):
         raise ParameterError(stray)
     if text.strip().lower() == "helsinki":
+        osm.check_weight(weight)
         graph = osm.load_helsinki(network, weight)
         if max_nodes is not None:
             _validate.graph_size(graph.n_nodes, graph.n_arcs, graph.name, max_nodes=max_nodes)
@@ -266,6 +272,7 @@ def load_graph(
         if not place:
             msg = "empty place name; write it like place:Berlin, Germany"
             raise ParameterError(msg)
+        osm.check_weight(weight)
         reader = functools.partial(osm.networkx_from_place, place, network, cache_dir())
         label = f"place:{place} ({network})"
         net = {"network": network}
@@ -278,19 +285,24 @@ def load_graph(
     kind = sniff(path)
     if named and kind != "dimacs":
         raise ParameterError(stray)
+    if kind in ("graphml", "xml"):  # DIMACS files are bounded by their kind, as they are read
+        _validate.text_fits(path, kind, max_bytes)
     ident = str(path.resolve())
     net = {"network": network}
+    if kind == "graphml":  # any tool's; osmnx's chose its network when it was made
+        label = path.name if weight in osm.WEIGHTS else f"{path.name} (weight: {weight})"
+
+        def build() -> CSRGraph:
+            progress("reading the GraphML")
+            return graphml.read_graphml(path, weight, label)
+
+        options = {"weight": weight}
+        return _cached("graphml", ident, options, path, cache, build, max_nodes, progress)
+    osm.check_weight(weight)
     if kind in ("pbf", "xml"):  # one reader: osmnx's rules whatever the format
         arcs = functools.partial(osm.arcs_from_osm, path, network, fmt=kind)
         label = f"{path.name} ({network})"
         return _cached_osm(kind, ident, path, label, net, arcs, weight, cache, max_nodes, progress)
-    if kind == "graphml":  # a graph osmnx saved: its network was chosen when it was made
-        reader = functools.partial(osm.networkx_from_graphml, path)
-        arcs = functools.partial(_networkx_arcs, reader, None)
-        label = f"{path.name} (network as saved)"
-        return _cached_osm(
-            "graphml", ident, path, label, {}, arcs, weight, cache, max_nodes, progress
-        )
     if kind == "dimacs":
         where = dimacs.coordinates_beside(path) if coordinates == "auto" else coordinates
         options = {"weights": weights, "coordinates": None}
@@ -317,9 +329,20 @@ def load_graph(
         )
     msg = (
         f"{path.name}: not a graph file Frontier reads; give OSM PBF or XML (.osm, .osm.gz, "
-        ".osm.bz2), osmnx GraphML, or a DIMACS/PACE file with a 'p sp'/'p tw' line"
+        ".osm.bz2), GraphML, or a DIMACS/PACE file with a 'p sp'/'p tw' line"
     )
     raise GraphFormatError(msg)
+
+
+def _check_weight_name(weight) -> None:
+    """Refuse a weight that is no name: OSM sources take `osm.WEIGHTS`, GraphML any name of
+    its edges' values."""
+    if not isinstance(weight, str) or not 0 < len(weight) <= 100 or not weight.isprintable():
+        msg = (
+            f"weight must be {' or '.join(osm.WEIGHTS)} (or, for GraphML, the name of its "
+            f"edges' weight), got {str(weight)[:40]!r}"
+        )
+        raise ParameterError(msg)
 
 
 def _quiet(_stage: str) -> None:
@@ -358,7 +381,28 @@ def _cached_graph(kind, ident, options, path, use_cache, build, progress) -> CSR
     if not use_cache:
         return build()
     name = f"{kind}-{_cache_key(kind, ident, options, path)}.npz"
-    return through_cache(name, build, load=load_npz, save=save_npz, progress=progress)
+    return through_cache(
+        name,
+        build,
+        load=functools.partial(_load_keyed, name),
+        save=functools.partial(_save_keyed, name),
+        progress=progress,
+    )
+
+
+def _save_keyed(name: str, graph: CSRGraph, f) -> None:
+    """`save_npz` with the cache file's own name inside it (`_load_keyed`)."""
+    np.savez(f, cache_key=np.array(name), **graph_arrays(graph))
+
+
+def _load_keyed(name: str, path: Path) -> CSRGraph:
+    """The graph of the cache file ``path``, refused (`DAMAGED`) unless it holds the name
+    ``name``: a file copied over another, or of a layout before the names, is made again."""
+    with np.load(path, allow_pickle=False) as z:
+        if str(z["cache_key"]) != name:
+            msg = f"{path.name} holds another graph's file"
+            raise ValueError(msg)
+        return graph_from_arrays(z)
 
 
 #: What reading a damaged ``.npz`` file raises (a zip member's CRC, a short file, bad arrays).

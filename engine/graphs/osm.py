@@ -1,6 +1,6 @@
 """OpenStreetMap road networks: PBF and OSM XML (read as arrays, `engine.graphs.ways`, and
-built by osmnx's rules, `engine.graphs.roads`), GraphML (osmnx), places (osmnx download) and
-the embedded central-Helsinki default.
+built by osmnx's rules, `engine.graphs.roads`), places (osmnx download) and the embedded
+central-Helsinki default. (GraphML, osmnx's and any tool's: `engine.graphs.graphml`.)
 
 Weights are fixed-point integers: ``length`` in centimetres, ``travel_time`` in
 milliseconds (osmnx's imputed speeds where ``maxspeed`` is missing; each road timed before
@@ -291,17 +291,6 @@ def _no_roads(name: str, network: str) -> str:
     if network == "all":
         return f"{name} holds no roads (no ways with a highway tag); give an OSM road extract"
     return f"{name} holds no {network} roads; try --network all or another file"
-
-
-def networkx_from_graphml(path: Path):
-    """Read an osmnx GraphML file."""
-    import osmnx as ox
-
-    try:
-        return ox.load_graphml(path)
-    except Exception as exc:
-        msg = f"{path.name}: cannot read as GraphML ({type(exc).__name__}: {exc})"
-        raise GraphFormatError(msg) from None
 
 
 def online(timeout: float = 4.0) -> bool:

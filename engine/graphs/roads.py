@@ -447,6 +447,14 @@ def _without_rings(u, v, length, travel, n):
 def _largest_strong_part(u, v, length, travel, n):
     """The edges inside the largest strongly connected part and its nodes (osmnx's
     ``largest_component``; of equal parts, the one with the smallest node)."""
+    keep, nodes = largest_strong_part(u, v, n)
+    return u[keep], v[keep], length[keep], travel[keep], nodes
+
+
+def largest_strong_part(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Which edges ``u → v`` of ``n`` nodes lie inside the largest strongly connected part
+    (of nodes on some edge; of equal parts, the one with the smallest node), and its
+    nodes; refused when no part has an edge."""
     used = np.zeros(n, dtype=bool)
     used[u] = used[v] = True
     label = _parts(u, v, n, "strong")
@@ -458,7 +466,7 @@ def _largest_strong_part(u, v, length, travel, n):
     keep = (label[u] == best) & (label[v] == best)
     if not keep.any():
         raise GraphFormatError(NO_STRONG_PART)
-    return u[keep], v[keep], length[keep], travel[keep], np.flatnonzero(used & (label == best))
+    return keep, np.flatnonzero(used & (label == best))
 
 
 def _parts(u, v, n, connection: str) -> np.ndarray:

@@ -1,154 +1,38 @@
-"""Hostile input files for Frontier's readers, and a way to run a command on each in a
-child process that measures it.
+"""Hostile input files for Frontier's readers, generated, with what each must give.
 
 Each ``*_corpus`` function writes small files that an attacker, a broken exporter or a
 careless user could hand to ``frontier info``: OSM PBF with wrong wire types, huge varints
 and broken blocks (issue 70), OSM XML with bad coordinates, ids at the limits, entities,
 non-UTF-8 text, long tags and duplicate nodes; GraphML, DIMACS and coordinate files with
-bad values (issue 67). Every one must load into a correct graph or be refused with one line
-of plain words (exit 2), within `TIME_S` and `PEAK_BYTES`. `measured` runs a command in a
-forked child (the parent's imports are shared, so a case costs no interpreter start) and
-returns its exit status, its output, its peak resident memory and its time.
-
-The PBF writers (`varint`, `field`, `blob`, `primitive_block`) write the protobuf wire
-format by hand, so that a field can be given any wire type and any length.
+bad values (issue 67). Every one must load into a correct graph (the ``*_LOADS`` names) or
+be refused with one line of plain words (exit 2), within the bounds of
+`engine.testing.measured`, which runs each in a child process. The PBF files are written
+by `engine.testing.wire`.
 """
 
 from __future__ import annotations
 
 import bz2
-import dataclasses
 import gzip
-import io
+import itertools
 import lzma
-import os
-import resource
-import select
-import signal
-import struct
-import sys
-import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-#: What a hostile case may take: seconds, and peak resident bytes of its process.
-TIME_S = 60.0
-PEAK_BYTES = 2 * 2**30
-#: What a child may allocate before an allocation fails (so that a case that would take
-#: tens of GB fails fast instead of taking the machine): RLIMIT_DATA, private writable
-#: memory, which the loaders count as the memory free (`available_memory`).
-GUARD_BYTES = 2 * 2**30
-#: Words of Python's that no message to a user may hold: exception names and wordings.
-PYTHON_WORDS = (
-    "Traceback", "Error:", "Exception", "object has no attribute", "bytes-like object",
-    "could not convert", "invalid literal", "NoneType", "is not subscriptable",
-    "unsupported operand", "codec can't", "KeyError", "IndexError", "TypeError",
-    "ValueError", "RuntimeError", "AttributeError", "OverflowError", "UnicodeDecodeError",
-    "InvalidLocationError", "InvalidOSMFileError", "ParseError", "ExpatError",
-)  # fmt: skip
-
-
-# -- the protobuf wire format, by hand ----------------------------------------------------
-
-
-def varint(n: int) -> bytes:
-    """``n`` (≥ 0) as a protobuf varint; negative numbers as their 64-bit two's complement."""
-    n &= (1 << 64) - 1 if n < 0 else (1 << 80) - 1
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
-
-
-def zigzag(n: int) -> int:
-    return (n << 1) ^ (n >> 63)
-
-
-def field(number: int, value: bytes | int, *, wire: int | None = None) -> bytes:
-    """One protobuf field: a varint (an int) or length-delimited bytes, unless ``wire``
-    names another wire type (its value then written as given)."""
-    if wire is None:
-        wire = 0 if isinstance(value, int) else 2
-    key = varint(number << 3 | wire)
-    if wire == 0:
-        return key + varint(int(value))
-    if wire == 2:
-        data = value if isinstance(value, bytes) else varint(int(value))
-        return key + varint(len(data)) + data
-    if wire == 1:
-        return key + struct.pack("<q", int(value))
-    if wire == 5:
-        return key + struct.pack("<i", int(value))
-    return key + (value if isinstance(value, bytes) else b"")
-
-
-def packed(values, *, signed: bool = False, delta: bool = False) -> bytes:
-    """A packed repeated field's bytes (zigzag for ``signed``, delta-coded for ``delta``)."""
-    out, last = bytearray(), 0
-    for v in values:
-        v = int(v)
-        d, last = (v - last, v) if delta else (v, v)
-        out += varint(zigzag(d) if signed else d)
-    return bytes(out)
-
-
-def blob(kind: str | bytes, body: bytes, *, datasize: int | None = None) -> bytes:
-    """A PBF blob: its 4-byte length, its ``BlobHeader`` (of type ``kind`` and the body's
-    size, or ``datasize``; or ``kind`` itself when it is bytes: a whole header) and its
-    ``Blob`` message ``body`` (`raw`, `zlibbed`)."""
-    size = len(body) if datasize is None else datasize
-    header = kind if isinstance(kind, bytes) else field(1, kind.encode()) + field(3, size)
-    return struct.pack("!L", len(header)) + header + body
-
-
-def raw(data: bytes) -> bytes:
-    """A ``Blob`` holding ``data`` uncompressed."""
-    return field(1, data)
-
-
-def zlibbed(data: bytes) -> bytes:
-    """A ``Blob`` holding ``data`` zlib-compressed, with its size."""
-    return field(2, len(data)) + field(3, zlib.compress(data))
-
-
-def header_block(*features: str) -> bytes:
-    return b"".join(field(4, f.encode()) for f in features or ("OsmSchema-V0.6", "DenseNodes"))
-
-
-HEADER = blob("OSMHeader", raw(header_block()))
-
-
-def primitive_block(
-    strings=(b"",),
-    *,
-    nodes: tuple | None = None,
-    ways: list | None = None,
-    granularity: int | None = None,
-    offsets: tuple[int, int] = (0, 0),
-) -> bytes:
-    """A ``PrimitiveBlock``: a string table, dense ``nodes`` (ids, lats, lons in units of
-    the granularity, any lengths), and ``ways`` of (id, keys, vals, refs) with string ids."""
-    out = field(1, b"".join(field(1, s) for s in strings))
-    if nodes is not None:
-        ids, lats, lons = nodes
-        dense = field(1, packed(ids, signed=True, delta=True))
-        dense += field(8, packed(lats, signed=True, delta=True))
-        dense += field(9, packed(lons, signed=True, delta=True))
-        out += field(2, field(2, dense))
-    for way_id, keys, vals, refs in ways or ():
-        way = field(1, way_id) + field(2, packed(keys)) + field(3, packed(vals))
-        out += field(2, field(3, way + field(8, packed(refs, signed=True, delta=True))))
-    if granularity is not None:
-        out += field(17, granularity)
-    if offsets != (0, 0):
-        out += field(19, offsets[0]) + field(20, offsets[1])
-    return out
-
+from engine.testing.wire import (
+    HEADER,
+    blob,
+    field,
+    header_block,
+    primitive_block,
+    raw,
+    varint,
+    zigzag,
+    zlibbed,
+)
 
 #: A valid little road network: a 3 × 3 grid of OSM nodes 1–9 near Helsinki, about 100 m
 #: apart (latitudes and longitudes in 1e-7 degrees), its three rows and three columns
@@ -414,140 +298,218 @@ OSM_SAME_AS_GOOD = frozenset({
 
 def osm_corpus(folder: Path) -> dict[str, Path]:
     """The hostile OSM files (`pbf_corpus`, `xml_corpus`) written into ``folder``."""
-    out = {}
-    for name, data in {**pbf_corpus(), **xml_corpus()}.items():
-        out[name] = folder / name
-        out[name].write_bytes(data)
+    return file_corpus(folder, {**pbf_corpus(), **xml_corpus()})
+
+
+_GRAPHML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
+_NS = 'xmlns="http://graphml.graphdrawing.org/xmlns"'
+
+
+def _graphml(
+    nodes: str | None = None,
+    edges: str | None = None,
+    *,
+    keys: str | None = None,
+    graph: str = '<graph edgedefault="directed">',
+    head: str = _GRAPHML_HEAD,
+) -> bytes:
+    """A GraphML file of the 3 × 3 grid's nodes (ids, x and y) and its streets both ways
+    with a ``length`` of 100 m each (or ``nodes``, ``edges``, ``keys`` instead)."""
+    if keys is None:
+        keys = (
+            '<key id="d0" for="node" attr.name="x" attr.type="double"/>\n'
+            '<key id="d1" for="node" attr.name="y" attr.type="double"/>\n'
+            '<key id="d2" for="edge" attr.name="length" attr.type="double"/>\n'
+        )
+    if nodes is None:
+        nodes = "".join(
+            f'<node id="{v}"><data key="d0">{lon / 1e7:.7f}</data>'
+            f'<data key="d1">{lat / 1e7:.7f}</data></node>\n'
+            for v, lat, lon in zip(GRID_IDS, GRID_LATS, GRID_LONS, strict=True)
+        )
+    if edges is None:
+        pairs = [pair for refs in GRID_WAYS for pair in itertools.pairwise(refs)]
+        edges = "".join(
+            f'<edge source="{u}" target="{v}"><data key="d2">100.0</data></edge>\n'
+            for a, b in pairs
+            for u, v in ((a, b), (b, a))
+        )
+    return f"{head}<graphml {_NS}>\n{keys}{graph}\n{nodes}{edges}</graph>\n</graphml>\n".encode(
+        "utf-8", "surrogateescape"
+    )
+
+
+def _length(value: str) -> bytes:
+    """The grid's GraphML with its first edge's length ``value``."""
+    return _graphml().replace(b">100.0<", f">{value}<".encode(), 1)
+
+
+def graphml_corpus() -> dict[str, bytes]:
+    """Hostile GraphML files by name: values, ids, references, declarations, structure and
+    encodings; a few valid ones of other tools' shapes (names for ids, no coordinates,
+    undirected, defaults)."""
+    edge = '<edge source="1" target="2"><data key="d2">5</data></edge>\n'
+    named = "".join(f'<node id="n{v}"/>\n' for v in GRID_IDS)
+    length_only = '<key id="d2" for="edge" attr.name="length" attr.type="double"/>\n'
+    laughs = "".join(f'<!ENTITY l{k} "{f"&l{k - 1};" * 10}">' for k in range(1, 10))
+    grid = _graphml().decode()
+    out = {
+        "good.graphml": _graphml(),
+        "names.graphml": _graphml(
+            named, edge.replace('"1"', '"n1"').replace('"2"', '"n2"'), keys=length_only
+        ),
+        "no-coordinates.graphml": _graphml(
+            "".join(f'<node id="{v}"/>' for v in GRID_IDS), keys=length_only
+        ),
+        "undirected.graphml": _graphml(graph='<graph edgedefault="undirected">'),
+        "default-length.graphml": _graphml(
+            edges='<edge source="1" target="2"/>\n',
+            keys=grid[grid.index("<key") : grid.index('<key id="d2"')]
+            + '<key id="d2" for="edge" attr.name="length"><default>7.5</default></key>\n',
+        ),
+        "good.graphml.gz": gzip.compress(_graphml()),
+        "bom.graphml": b"\xef\xbb\xbf" + _graphml(),
+        "length-inf.graphml": _length("inf"),
+        "length-nan.graphml": _length("nan"),
+        "length-negative.graphml": _length("-5"),
+        "length-abc.graphml": _length("abc"),
+        "length-empty.graphml": _length(""),
+        "length-huge.graphml": _length("1e30"),
+        "length-missing.graphml": _graphml().replace(b'<data key="d2">100.0</data>', b"", 1),
+        "no-length.graphml": _graphml(
+            keys=grid[grid.index("<key") : grid.index('<key id="d2"')],
+            edges='<edge source="1" target="2"/>\n',
+        ),
+        "x-north.graphml": _graphml().replace(b">24.9300000<", b">north<", 1),
+        "x-500.graphml": _graphml().replace(b">24.9300000<", b">500<", 1),
+        "x-some.graphml": _graphml().replace(b'<data key="d0">24.9300000</data>', b"", 1),
+        "id-huge.graphml": _graphml()
+        .replace(b'node id="1"', b'node id="' + b"1" * 23 + b'"')
+        .replace(b'source="1"', b'source="' + b"1" * 23 + b'"'),
+        "id-twice.graphml": _graphml().replace(b'node id="2"', b'node id="1"', 1),
+        "node-no-id.graphml": _graphml().replace(b'node id="2"', b"node", 1),
+        "edge-to-nowhere.graphml": _graphml(edges=edge.replace('target="2"', 'target="99"')),
+        "edge-no-target.graphml": _graphml(edges='<edge source="1"/>\n'),
+        "key-undeclared.graphml": _graphml(edges=edge.replace('key="d2"', 'key="d9"')),
+        "key-twice.graphml": _graphml(
+            keys=grid[grid.index("<key") : grid.index("<graph ")] + length_only
+        ),
+        "data-twice.graphml": _graphml(edges=edge.replace("</e", '<data key="d2">6</data></e')),
+        "doctype.graphml": _graphml(
+            head=_GRAPHML_HEAD + '<!DOCTYPE graphml [<!ENTITY a "5">]>\n',
+            edges=edge.replace(">5<", ">&a;<"),
+        ),
+        "external-entity.graphml": _graphml(
+            head=_GRAPHML_HEAD + '<!DOCTYPE g [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n',
+            edges=edge.replace(">5<", ">&x;<"),
+        ),
+        "billion-laughs.graphml": _graphml(
+            head=_GRAPHML_HEAD + f'<!DOCTYPE g [<!ENTITY l0 "ha">{laughs}]>\n',
+            edges=edge.replace(">5<", ">&l9;<"),
+        ),
+        "hyperedge.graphml": _graphml(edges='<hyperedge><endpoint node="1"/></hyperedge>\n'),
+        "nested.graphml": _graphml(edges='<node id="99"><graph id="g2"/></node>\n'),
+        "two-graphs.graphml": _graphml().replace(b"</graph>", b'</graph><graph id="b"/>'),
+        "truncated.graphml": _graphml()[:-100],
+        "not-xml.graphml": b"<graphml>\x00\x01 not xml at all",
+        "no-nodes.graphml": _graphml("", ""),
+        "no-edges.graphml": _graphml(edges=""),
+        "no-graph.graphml": f"<graphml {_NS}></graphml>".encode(),
+        "non-utf8.graphml": _graphml().replace(b"<graph ", b"<!-- \xff\xfe --><graph ", 1),
+        "latin1.graphml": _graphml(head='<?xml version="1.0" encoding="ISO-8859-1"?>\n').replace(
+            b'"1"', b'"\xe91"'
+        ),
+        "truncated.graphml.gz": gzip.compress(_graphml())[:-30],
+        "utf16.graphml": _graphml().decode().encode("utf-16"),
+    }
     return out
 
 
-def text_bytes(path: Path) -> int:
-    """How many bytes ``path`` holds once decompressed: its PBF blocks', its text's, or
-    (unreadable) the file's own size."""
-    from engine.graphs import dimacs, io, pbf
-
-    try:
-        if io.sniff(path) == "pbf":
-            with open(path, "rb") as f:
-                return sum(len(pbf.block(f, o, n)) for _, o, n in pbf.blobs(path))
-        total = 0
-        with dimacs.open_text(path) as f:
-            while chunk := f.read(1 << 22):
-                total += len(chunk)
-        return total
-    except Exception:  # a damaged file: its own size
-        return path.stat().st_size
+#: The GraphML corpus's files that must load (every other one must be refused in one line).
+GRAPHML_LOADS = frozenset({
+    "good.graphml", "names.graphml", "no-coordinates.graphml", "undirected.graphml",
+    "default-length.graphml", "good.graphml.gz", "bom.graphml", "latin1.graphml",
+})  # fmt: skip
 
 
-def peak_bound(path: Path, base: int) -> int:
-    """The most memory a load of ``path`` may take, by the stated bounds of the loaders
-    (`engine.graphs._validate.TEXT_PEAK`): ``base`` (the process before it), plus
-    `LOAD_FIXED` and the loader's multiple of the file's `text_bytes`, within
-    `PEAK_BYTES`."""
-    from engine.graphs import _validate, io
-
-    try:
-        kind = io.sniff(path) or "dimacs"
-    except Exception:  # a file no reader takes
-        kind = "dimacs"
-    per_byte = _validate.TEXT_PEAK.get(kind, max(_validate.TEXT_PEAK.values()))
-    return min(base + _validate.LOAD_FIXED + per_byte * text_bytes(path), PEAK_BYTES)
-
-
-# -- measured runs ---------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class Measured:
-    """A command's run in a child: exit status (None when killed at `TIME_S`), what it
-    wrote (stdout and stderr together), peak resident bytes, seconds."""
-
-    code: int | None
-    output: str
-    peak_bytes: int
-    seconds: float
-
-
-def measured(
-    run: Callable[[], int], *, timeout_s: float = TIME_S, guard: int = GUARD_BYTES
-) -> Measured:
-    """``run()`` in a forked child whose stdout and stderr are captured and whose private
-    memory is capped at ``guard`` bytes: its exit status, output, peak memory and time.
-
-    The child shares the parent's imports, so its peak counts their pages too. A child
-    still running after ``timeout_s`` is killed."""
-    read, write = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    start = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 70
-        try:
-            os.close(read)
-            resource.setrlimit(resource.RLIMIT_DATA, (guard, guard))
-            os.dup2(write, 1)
-            os.dup2(write, 2)
-            sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", buffering=0), write_through=True)
-            sys.stderr = sys.stdout
-            code = run()
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:
-            import traceback
-
-            traceback.print_exc()
-            code = 70
-        finally:
-            try:
-                sys.stdout.flush()
-            finally:
-                os._exit(code if isinstance(code, int) else 70)
-    os.close(write)
-    chunks, status, usage = [], None, None
-    deadline = start + timeout_s
-    while True:
-        ready, _, _ = select.select([read], [], [], 0.05)
-        if ready:
-            chunk = os.read(read, 1 << 16)
-            if chunk:
-                chunks.append(chunk)
-                continue
-        done, status, usage = os.wait4(pid, os.WNOHANG)
-        if done:
-            break
-        if time.perf_counter() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            _, status, usage = os.wait4(pid, 0)
-            status = None
-            break
-    while chunk := os.read(read, 1 << 16):
-        chunks.append(chunk)
-    os.close(read)
-    seconds = time.perf_counter() - start
-    code = None if status is None else os.waitstatus_to_exitcode(status)
-    text = b"".join(chunks).decode("utf-8", "replace")
-    return Measured(code, text, usage.ru_maxrss * 1024, seconds)
+def dimacs_corpus() -> dict[str, bytes]:
+    """Hostile DIMACS ``.gr`` and PACE files, and ``.co`` coordinate files (each read beside
+    ``co-graph.gr``, a graph of four nodes), by name."""
+    gr = "p sp 4 4\na 1 2 5\na 2 3 5\na 3 4 5\na 4 1 5\n"
+    co = "p aux sp co 4\n" + "".join(
+        f"v {v} {24930000 + 1000 * (v in (2, 3))} {60160000 + 1000 * (v > 2)}\n"
+        for v in range(1, 5)
+    )
+    out = {
+        "good.gr": gr,
+        "arc-to-0.gr": gr.replace("a 3 4 5", "a 3 0 5"),
+        "arc-beyond-n.gr": gr.replace("a 3 4 5", "a 3 5 5"),
+        "arc-far-beyond.gr": gr.replace("a 3 4 5", "a 3 99999999999999999999 5"),
+        "edge-to-0.gr": "p tw 3 2\n1 2\n2 0\n",
+        "edge-beyond-n.gr": "p tw 3 2\n1 2\n2 7\n",
+        "weight-negative.gr": gr.replace("a 2 3 5", "a 2 3 -5"),
+        "weight-2e32.gr": gr.replace("a 2 3 5", "a 2 3 4294967296"),
+        "weight-abc.gr": gr.replace("a 2 3 5", "a 2 3 abc"),
+        "weight-float.gr": gr.replace("a 2 3 5", "a 2 3 1.5"),
+        "too-few-arcs.gr": gr.replace("p sp 4 4", "p sp 4 9"),
+        "too-many-arcs.gr": gr.replace("p sp 4 4", "p sp 4 2"),
+        "two-headers.gr": "p sp 4 4\n" + gr,
+        "no-header.gr": gr.replace("p sp 4 4\n", ""),
+        "header-late.gr": gr.replace("p sp 4 4\n", "") + "p sp 4 4\n",
+        "n-huge.gr": gr.replace("p sp 4 4", "p sp 99999999999 4"),
+        "m-huge.gr": gr.replace("p sp 4 4", "p sp 4 99999999999999"),
+        "pace-three-columns.gr": "p tw 3 1\n1 2 3\n",
+        "nul.gr": gr.replace("a 2 3 5", "a 2 3\x005"),
+        "crlf.gr": gr.replace("\n", "\r\n"),
+        "tabs.gr": gr.replace(" ", "\t"),
+        "only-comments.gr": "c nothing\nc here\n",
+        "co-graph.gr": gr,
+        "good.co": co,
+        "co-missing-node.co": co.replace("v 4 24930000 60161000\n", ""),
+        "co-duplicate.co": co.replace("v 4 ", "v 3 "),
+        "co-id-0.co": co.replace("v 4 ", "v 0 "),
+        "co-id-beyond.co": co.replace("v 4 ", "v 9 "),
+        "co-abc.co": co.replace("24931000 60161000", "east north"),
+        "co-count.co": co.replace("co 4", "co 5"),
+        "co-off-globe.co": co.replace("24931000 60161000", "24931000 95000000"),
+        "co-huge.co": co.replace("24931000 60161000", "999999999999999999999 1"),
+        "co-no-header.co": co.replace("p aux sp co 4\n", ""),
+    }
+    return {name: text.encode() for name, text in out.items()}
 
 
-def judged(m: Measured, *, peak_bytes: int = PEAK_BYTES, time_s: float = TIME_S) -> tuple[str, str]:
-    """A measured run's outcome: ``ok`` (exit 0), ``refused`` (exit 2 with one line of
-    plain words) or ``bad`` (anything else: a traceback, several lines, Python's words, an
-    out-of-memory refusal, more than ``peak_bytes`` or ``time_s``), and why when bad."""
-    lines = [ln for ln in m.output.splitlines() if ln.strip() and "%|" not in ln]
-    if m.code is None:
-        return "bad", f"still running after {time_s:.0f} s"
-    if m.peak_bytes > peak_bytes:
-        return "bad", f"peak memory {m.peak_bytes / 2**20:,.0f} MiB"
-    if m.seconds > time_s:
-        return "bad", f"took {m.seconds:.0f} s"
-    if m.code == 0:
-        return "ok", ""
-    words = next((w for w in PYTHON_WORDS if w in m.output), None)
-    if words:
-        return "bad", f"Python's words ({words!r})"
-    if "out of memory" in m.output:
-        return "bad", "refused as out of memory"
-    if m.code == 2 and len([ln for ln in lines if not ln.startswith("frontier: warning")]) == 1:
-        return "refused", ""
-    return "bad", f"exit {m.code}, {len(lines)} lines"
+#: The DIMACS corpus's files that must load.
+DIMACS_LOADS = frozenset({"good.gr", "crlf.gr", "tabs.gr", "header-late.gr", "co-graph.gr",
+                          "good.co"})  # fmt: skip
+
+
+def corpora(folder: Path) -> list[tuple[str, dict[str, Path], frozenset, Callable]]:
+    """Every corpus written into a folder of ``folder`` of its own: (kind, files, the names
+    that must load, the ``frontier`` arguments of a file's case)."""
+    osm = osm_corpus(folder / "osm") if (folder / "osm").mkdir(parents=True) is None else {}
+    graphml = file_corpus(folder / "graphml", graphml_corpus())
+    dimacs = file_corpus(folder / "dimacs", dimacs_corpus())
+
+    def osm_args(path: Path) -> list[str]:
+        return ["info", str(path), "--network", "drive", "--no-cache"]
+
+    def args(path: Path) -> list[str]:
+        if path.suffix == ".co":  # a coordinate file, read beside a graph of four nodes
+            return ["info", str(dimacs["co-graph.gr"]), "--coords", str(path), "--no-cache"]
+        return ["info", str(path), "--no-cache"]
+
+    return [
+        ("osm", osm, OSM_LOADS, osm_args),
+        ("graphml", graphml, GRAPHML_LOADS, args),
+        ("dimacs", dimacs, DIMACS_LOADS, args),
+    ]
+
+
+def file_corpus(folder: Path, corpus: dict[str, bytes]) -> dict[str, Path]:
+    """The files of ``corpus`` written into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for name, data in corpus.items():
+        out[name] = folder / name
+        out[name].write_bytes(data)
+    return out
