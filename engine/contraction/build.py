@@ -221,7 +221,6 @@ def contract(
     min_round_share: float = MIN_ROUND_SHARE,
     max_rounds: int = MAX_ROUNDS,
     on_round: Callable[[int, int], None] | None = None,
-    depths: np.ndarray | None = None,
     xp=np,
 ) -> Contraction:
     """Contract ``graph`` down to a core (see the module).
@@ -238,9 +237,6 @@ def contract(
         decisions/0090).
     on_round : callable, optional
         Called after each round with (round, nodes left in the core).
-    depths : numpy.ndarray, optional
-        Each node's depth of nested dissection (`dissection.separator_depths`): the
-        deepest contracted first, then by fewest neighbours; None: by fewest neighbours.
     xp : module
         The array module of the rounds: NumPy, or CuPy on the GPU (the same contraction;
         the caller checks that the GPU has the memory, `CONTRACT_BYTES_PER_ARC` an arc).
@@ -270,9 +266,6 @@ def contract(
     # A node's place in its round's ties: a fixed shuffle, so that chains contract from
     # many places at once.
     tie = xp.asarray(np.random.default_rng(0).permutation(n))
-    first = xp.zeros(n, dtype=np.int64)  # a rank's leading part: the dissection's, deepest 0
-    if depths is not None:
-        first = xp.asarray(int(depths.max()) - depths.astype(np.int64)) << 24
     up, down = [], []
     for r in range(max_rounds):
         degree = _neighbour_counts(xp, tails, heads, span)
@@ -280,7 +273,7 @@ def contract(
         # Independent: of two neighbouring candidates, the one of fewer neighbours (then the
         # earlier tie) goes: a parallel minimum-degree order (edge difference made more
         # levels or more arcs on PACE NY and NE: decisions/0102).
-        rank = (first + xp.minimum(degree.astype(np.int64), 2**24 - 1)) * span + tie
+        rank = degree.astype(np.int64) * span + tie
         both = candidate[tails] & candidate[heads]
         low, high = tails[both], heads[both]
         loser = xp.where(rank[low] > rank[high], low, high)
