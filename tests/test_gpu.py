@@ -46,7 +46,7 @@ def test_arc_table_carries_each_heads_arc_range(method):
     split = spec.delta if spec.light_heavy else None
     table = gpu_memory.uploads[g].arcs(g, split).get()
     ends = g.light_end(25) if split else g.indptr[1:]
-    assert table.shape == (g.n_arcs, _gpu.ARC_BYTES // 4)
+    assert table.shape == (g.n_arcs, gpu_memory.ARC_BYTES // 4)
     assert np.array_equal(table[:, 0], g.indices)
     assert np.array_equal(table[:, 1].view(np.uint32), g.weights)
     assert np.array_equal(table[:, 2], g.indptr[g.indices])
@@ -282,4 +282,4 @@ def test_phasts_one_tree_by_the_cores_table_equals_the_searched_core(
     within = dijkstra(c.graph.scipy_matrix()[core][:, core], directed=True)
     table = np.full(within.shape, np.iinfo(dtype).max, dtype=dtype)
     table[np.isfinite(within)] = within[np.isfinite(within)]
-    np.testing.assert_array_equal(_gpu._core_table(c, dtype).get(), table)
+    np.testing.assert_array_equal(gpu_memory.core_table(c, dtype).get(), table)
