@@ -127,25 +127,6 @@ def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize(("gather", "threads"), [(1, 64), (3, 128), (16, 512), (32, 512),
-                                                 (8, 1024)])  # fmt: skip
-def test_every_gather_depth_and_block_size_gives_the_same_trees(gather, threads):
-    """The kernel's template arguments (rows a warp gathers in flight, threads a block) change
-    its speed, never a distance: 32- and 64-bit tables, with clusters and without."""
-    from engine.backends.gpu_kernels import clusters_available
-
-    rng = np.random.default_rng(gather)
-    wide = random_graph(rng, 700, 2_800, max_weight=2**31)  # sums pass 2^32: 64-bit
-    for g in (_awkward_graph(8), wide):
-        sources = np.arange(0, g.n_nodes, 7)[:70]
-        reference = _reference(g, sources)
-        for cluster in (0, 4) if clusters_available() else (0,):
-            dist, _, _ = gpu_phast.rows(g, sources, None, cluster=cluster, gather=gather,
-                                        threads=threads)  # fmt: skip
-            np.testing.assert_array_equal(dist.get(), reference)
-
-
-@pytest.mark.gpu
 def test_phast_wide_distances_kept_on_the_gpu():
     rng = np.random.default_rng(17)
     g = random_graph(rng, 3_000, 12_000, max_weight=2**31)  # sums pass 2^32: 64-bit

@@ -101,9 +101,8 @@ ASYNC_BLOCK, ASYNC_WIDE_BLOCK = 512, 1024
 #: The most asynchronous blocks, one a multiprocessor.
 ASYNC_MAX_BLOCKS = 1024
 #: PHAST's many trees (kernels/phast.cu): trees of a group (a warp's lanes), threads of a
-#: block and rows a warp gathers in flight (both the kernel's template arguments), and the
-#: columns of a tile of its int64 matrix (kernel ``phast_widen``).
-PHAST_TREES, PHAST_BLOCK, PHAST_GATHER, PHAST_TILE = 32, 512, 8, 128
+#: block, and the columns of a tile of its int64 matrix (kernel ``phast_widen``).
+PHAST_TREES, PHAST_BLOCK, PHAST_TILE = 32, 512, 128
 
 #: Bytes of an arc in the kernels' arc table (``Arc``: head, weight, head's arc range).
 ARC_BYTES = 16
@@ -224,6 +223,7 @@ def header() -> str:
         "ASYNC_THREADS": ASYNC_WIDE_BLOCK,
         "ASYNC_MAX_BLOCKS": ASYNC_MAX_BLOCKS,
         "PHAST_TREES": PHAST_TREES,
+        "PHAST_THREADS": PHAST_BLOCK,
         "PHAST_TILE": PHAST_TILE,
         "ARC_BYTES": ARC_BYTES,
         "ENTRY_BYTES": ENTRY.itemsize,

@@ -23,7 +23,7 @@ import numpy as np
 
 from engine import contraction
 from engine.backends import device as _backend
-from engine.backends.contract import PHAST_BLOCK, PHAST_GATHER, PHAST_TILE, PHAST_TREES
+from engine.backends.contract import PHAST_BLOCK, PHAST_TILE, PHAST_TREES
 from engine.backends.gpu_kernels import clusters_available
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 
@@ -48,12 +48,10 @@ _restricted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @functools.cache
-def _function(name: str, dtype: np.dtype, *shape: int):
-    """Kernel ``name`` for distances of ``dtype`` and its template's other arguments
-    ``shape`` (``phast_many``: gathers in flight, threads; ``phast_many_cluster``: blocks
-    of a cluster first), compiled once."""
-    args = [_TYPES[np.dtype(dtype)], *map(str, shape)]
-    cluster = shape[0] if name == "phast_many_cluster" else 0
+def _function(name: str, dtype: np.dtype, cluster: int = 0):
+    """Kernel ``name`` for distances of ``dtype`` (and, for ``phast_many_cluster``, clusters
+    of ``cluster`` blocks), compiled once."""
+    args = [_TYPES[np.dtype(dtype)]] + ([str(cluster)] if cluster else [])
     full = f"{name}<{', '.join(args)}>"
     module = _backend.kernel_module(KERNEL_FILE, (full,), cooperative=False)
     kernel = module.get_function(full)
@@ -138,29 +136,6 @@ def pushes(lv: contraction.Levels) -> tuple[np.ndarray, ...]:
     return lv.level, out_ptr, heads[by_tail], lv.up_weights[by_tail]
 
 
-def traffic(graph: CSRGraph) -> dict[str, float]:
-    """The bytes a tree of `rows` moves through device memory, by the kernel's layout, and
-    the fewest any PHAST sweep of ``graph``'s whole hierarchy must move (its roofline).
-
-    A group of `PHAST_TREES` trees has a table of a row a node (`PHAST_TREES` distances):
-    its kernel fills it, then reads, for each node of a level with arcs down, its own row
-    and its tails' rows and writes its row, with the arcs read once a group; `phast_widen`
-    reads the table and writes the ``int64`` matrix. ``layout``: all of it with no reuse in
-    a cache (the search up, a few thousand nodes, left out). ``floor``: each distance
-    written once in the table and once in the matrix, and the arcs read once a group.
-    """
-    c = hierarchy(graph)
-    lv = contraction.levels(c)
-    n, item = graph.n_nodes, np.dtype(c.graph.distance_dtype()).itemsize
-    down = int(lv.down_tails.size)
-    heads = int(np.count_nonzero(np.diff(lv.down_ptr)))
-    arcs = 12 * (down + heads) / PHAST_TREES  # tails, heads and weights, own arcs too
-    return {
-        "layout": item * (n + heads + down + heads) + arcs + item * n + 8 * n,
-        "floor": item * n + 8 * n + arcs,
-    }
-
-
 def _device_down(c: contraction.Contraction, columns, n_sources: int) -> tuple | None:
     """The arcs down the sweep reads for the distances of ``columns`` only (RPHAST:
     `engine.contraction.swept_for`), as chunks on the device, and how many; the last made
@@ -201,16 +176,13 @@ def rows(
     parents: bool = False,
     into=None,
     cluster: int | None = None,
-    gather: int = PHAST_GATHER,
-    threads: int = PHAST_BLOCK,
 ):
     """The trees from ``sources``: distances to ``columns`` (all nodes when None) as
     ``int64`` (`UNREACHABLE` where unreached), on the device and without waiting.
 
     ``into``, a CuPy ``int64`` array of the result's shape, receives the distances directly.
     ``cluster`` blocks share a group of `PHAST_TREES` trees (0: one block; default `CLUSTER` where
-    the GPU has clusters, else 0), blocks of ``threads`` threads whose warps gather
-    ``gather`` rows in flight (for measurements).
+    the GPU has clusters, else 0).
     ``delta`` is not used (PHAST has no bands); ``parents`` is refused (`store_of`).
 
     Returns CuPy arrays (distances, None, counters): the counters are each source's arcs
@@ -238,11 +210,10 @@ def rows(
     changed = cp.zeros(max(groups, 1), dtype=np.int32)
     ranked = rank[cp.asarray(np.asarray(sources, dtype=np.int64))]
     if groups:
-        shape = (cluster, gather, threads) if cluster else (gather, threads)
         name = "phast_many_cluster" if cluster else "phast_many"
         args = (np.int64(n), np.int32(n_levels), *arrays, ranked, np.int64(m), tables, marks,
                 lists, counts, changed)  # fmt: skip
-        _function(name, dtype, *shape)((groups * max(cluster, 1),), (threads,), args)
+        _function(name, dtype, cluster)((groups * max(cluster, 1),), (PHAST_BLOCK,), args)
     width = n if columns is None else len(columns)
     direct = into is not None and into.shape == (m, width)
     dist = into if direct else cp.empty((m, width), dtype=np.int64)

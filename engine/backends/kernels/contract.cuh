@@ -101,6 +101,7 @@ enum {
 #define ASYNC_THREADS 1024
 #define ASYNC_MAX_BLOCKS 1024
 #define PHAST_TREES 32
+#define PHAST_THREADS 512
 #define PHAST_TILE 128
 #define ARC_BYTES 16
 #define ENTRY_BYTES 12

@@ -15,7 +15,7 @@
 // each head it reaches first under the head's level. The sweep reads every level: a warp
 // takes a *chunk* of a level's arcs at a time (whole nodes, at most 32 arcs but for a node
 // of more; the launcher makes them), one coalesced read of their tails, heads and weights,
-// then the tails' rows gathered G at a time (a row is one 128-byte line of 32-bit
+// then the tails' rows gathered eight at a time (a row is one 128-byte line of 32-bit
 // distances), so that a warp waits on a few round trips a chunk rather than three a node.
 // Each node with arcs has an arc from itself of weight 0 first: its own row comes in with
 // the others.
@@ -24,6 +24,9 @@
 #include "common.cuh"
 #include "contract.cuh"
 namespace cg = cooperative_groups;
+
+// Gathers in flight a warp.
+#define PHAST_GATHER 8
 
 struct BlockSync {
     static __device__ __forceinline__ void sync() { __syncthreads(); }
@@ -44,11 +47,8 @@ struct ClusterSync {
 
 // The chunks c0..c1 (`chunks`: each chunk's first arc, and one more): each head's row
 // becomes the least d(tail) + w over its arcs, its own row (the arc from itself) among them;
-// true where a distance fell. G rows are gathered in flight a warp: only their distances
-// are held, a chunk's heads and weights are taken from the lanes that read them as they are
-// used; the warp's next chunk (its bounds, then its arcs) is read while this one's rows are
-// gathered, so that a chunk waits on about one round trip, not three (decision 0107).
-template <typename D, int G>
+// true where a distance fell.
+template <typename D>
 __device__ __forceinline__ bool phast_chunks(D* table, long long c0, long long c1,
                                              const long long* __restrict__ chunks,
                                              const int* __restrict__ heads,
@@ -58,63 +58,44 @@ __device__ __forceinline__ bool phast_chunks(D* table, long long c0, long long c
     const D INF = inf_of<D>();
     const unsigned ALL = 0xffffffffu;
     bool fell = false;
-    long long c = c0 + warp, a0 = 0, a1 = 0;
-    int t = 0, h = -1;
-    unsigned w = 0;
-    if (c < c1) {
-        a0 = __ldg(&chunks[c]);
-        a1 = __ldg(&chunks[c + 1]);
-        if (lane < a1 - a0) {
-            t = __ldg(&tails[a0 + lane]);
-            h = __ldg(&heads[a0 + lane]);
-            w = __ldg(&weights[a0 + lane]);
-        }
-    }
-    for (; c < c1; c += warps) {
-        const long long next = c + warps;
-        long long b0 = 0, b1 = 0;
-        if (next < c1) {  // the next chunk's bounds, read ahead
-            b0 = __ldg(&chunks[next]);
-            b1 = __ldg(&chunks[next + 1]);
-        }
-        int tn = 0, hn = -1;
-        unsigned wn = 0;
+    for (long long c = c0 + warp; c < c1; c += warps) {
+        const long long a0 = __ldg(&chunks[c]), a1 = __ldg(&chunks[c + 1]);
         int head = -1;
         D best = INF, was = INF;
         for (long long s = a0; s < a1; s += 32) {
             const int len = (int)min(32LL, a1 - s);
-            if (s != a0) {  // a node of more than 32 arcs: its next 32
-                t = lane < len ? __ldg(&tails[s + lane]) : 0;
-                h = lane < len ? __ldg(&heads[s + lane]) : -1;
-                w = lane < len ? __ldg(&weights[s + lane]) : 0u;
+            int t = 0, h = -1;
+            unsigned w = 0;
+            if (lane < len) {
+                t = __ldg(&tails[s + lane]);
+                h = __ldg(&heads[s + lane]);
+                w = __ldg(&weights[s + lane]);
             }
-            for (int j0 = 0; j0 < len; j0 += G) {
-                D d[G];
+            for (int j0 = 0; j0 < len; j0 += PHAST_GATHER) {
+                D d[PHAST_GATHER];
+                int hj[PHAST_GATHER];
+                unsigned wj[PHAST_GATHER];
 #pragma unroll
-                for (int j = 0; j < G; ++j) {
-                    const int tj = __shfl_sync(ALL, t, (j0 + j) & 31);
+                for (int j = 0; j < PHAST_GATHER; ++j) {
+                    const int at = (j0 + j) & 31;
+                    const int tj = __shfl_sync(ALL, t, at);
+                    hj[j] = __shfl_sync(ALL, h, at);
+                    wj[j] = __shfl_sync(ALL, w, at);
                     d[j] = j0 + j < len ? __ldcg(&table[(long long)tj * PHAST_TREES + lane]) : INF;
                 }
-                if (s == a0 && j0 == 0 && lane < b1 - b0) {  // the next chunk's arcs, read ahead
-                    tn = __ldg(&tails[b0 + lane]);
-                    hn = __ldg(&heads[b0 + lane]);
-                    wn = __ldg(&weights[b0 + lane]);
-                }
 #pragma unroll
-                for (int j = 0; j < G; ++j) {
-                    const int hj = __shfl_sync(ALL, h, (j0 + j) & 31);
-                    const unsigned wj = __shfl_sync(ALL, w, (j0 + j) & 31);
+                for (int j = 0; j < PHAST_GATHER; ++j) {
                     if (j0 + j >= len) break;
-                    if (hj != head) {  // a node's first arc: from itself, weight 0
+                    if (hj[j] != head) {  // a node's first arc: from itself, weight 0
                         if (best < was) {
                             __stcg(&table[(long long)head * PHAST_TREES + lane], best);
                             fell = true;
                         }
-                        head = hj;
+                        head = hj[j];
                         best = was = d[j];
                         continue;
                     }
-                    if (d[j] != INF) best = min(best, (D)(d[j] + (D)wj));
+                    if (d[j] != INF) best = min(best, (D)(d[j] + (D)wj[j]));
                 }
             }
         }
@@ -122,11 +103,6 @@ __device__ __forceinline__ bool phast_chunks(D* table, long long c0, long long c
             __stcg(&table[(long long)head * PHAST_TREES + lane], best);
             fell = true;
         }
-        a0 = b0;
-        a1 = b1;
-        t = tn;
-        h = hn;
-        w = wn;
     }
     return fell;
 }
@@ -190,7 +166,7 @@ __device__ __forceinline__ void phast_push(D* table, const int* list, long long 
 // (n, n and `levels` words a group, zero); the core's arcs in are the chunks
 // up_levels[0]..[1] of `up_*`; the sweep's arcs down into level l the chunks
 // down_levels[l]..[l + 1] of `down_*`. `changed`: a word a group, for the core's rounds.
-template <typename D, typename S, int G>
+template <typename D, typename S>
 __device__ void phast_trees(PHAST_PARAMS) {
     const unsigned group = S::group();
     const int lane = threadIdx.x % 32;
@@ -224,7 +200,7 @@ __device__ void phast_trees(PHAST_PARAMS) {
     }
     // The core, if any: its arcs in, until no distance falls.
     for (int round = 1; starts[1] > 0; ++round) {
-        if (phast_chunks<D, G>(table, up_levels[0], up_levels[1], up_chunks, up_heads, up_tails,
+        if (phast_chunks(table, up_levels[0], up_levels[1], up_chunks, up_heads, up_tails,
                          up_weights, warp, warps, lane))
             atomicMax(&changed[group], round);
         __threadfence();
@@ -235,24 +211,24 @@ __device__ void phast_trees(PHAST_PARAMS) {
     }
     // Down: the top level first; each node's arcs down come from higher levels.
     for (int l = 1; l < levels; ++l) {
-        phast_chunks<D, G>(table, down_levels[l], down_levels[l + 1], down_chunks, down_heads,
+        phast_chunks(table, down_levels[l], down_levels[l + 1], down_chunks, down_heads,
                      down_tails, down_weights, warp, warps, lane);
         S::sync();
     }
 }
 
-// A group of trees a block of T threads, G gathers in flight a warp.
-template <typename D, int G, int T>
-__global__ void __launch_bounds__(T) phast_many(PHAST_PARAMS) {
-    phast_trees<D, BlockSync, G>(PHAST_ARGS);
+// A group of trees a block.
+template <typename D>
+__global__ void __launch_bounds__(PHAST_THREADS) phast_many(PHAST_PARAMS) {
+    phast_trees<D, BlockSync>(PHAST_ARGS);
 }
 
 #if CLUSTERS
-// A group of trees a cluster of C blocks of T threads, G gathers in flight a warp.
-template <typename D, int C, int G, int T>
-__global__ void __launch_bounds__(T) __cluster_dims__(C, 1, 1)
+// A group of trees a cluster of C blocks.
+template <typename D, int C>
+__global__ void __launch_bounds__(PHAST_THREADS) __cluster_dims__(C, 1, 1)
     phast_many_cluster(PHAST_PARAMS) {
-    phast_trees<D, ClusterSync<C>, G>(PHAST_ARGS);
+    phast_trees<D, ClusterSync<C>>(PHAST_ARGS);
 }
 #endif
 
