@@ -150,3 +150,15 @@ def test_one_tree_sweeps_nodes_of_many_arcs_down(monkeypatch):
     for source in (0, 17, 499):
         r = engine.sssp(g, source, method="phast", backend="gpu")
         np.testing.assert_array_equal(r.distances, _reference(g, [source])[0])
+
+
+def test_a_trees_bytes_by_the_layout_and_at_least():
+    """`gpu_phast.traffic`: the roofline's bytes a tree, counted from the hierarchy."""
+    g = _awkward_graph(8)
+    lv = contraction.levels(gpu_phast.hierarchy(g))
+    moved = gpu_phast.traffic(g)
+    n, down = g.n_nodes, lv.down_tails.size
+    heads = np.count_nonzero(np.diff(lv.down_ptr))
+    arcs = 12 * (down + heads) / 32
+    assert moved["floor"] == 4 * n + 8 * n + arcs  # 32-bit distances here
+    assert moved["layout"] == 4 * (n + 2 * heads + down) + arcs + 12 * n > moved["floor"]

@@ -142,6 +142,27 @@ def resident_blocks(kernel, threads: int) -> int:
     return max(1, min(65536 // (per_warp * warps), 2048 // threads))
 
 
+@functools.cache
+def copy_bandwidth(nbytes: int = 2**30, repeats: int = 7) -> float:
+    """This GPU's device-to-device copy speed in bytes a second, counting the bytes read and
+    those written (the ceiling a memory-bound kernel is measured against, as the device's
+    notes ask): the median of ``repeats`` copies of ``nbytes``, timed by events."""
+    cp = cupy()
+    src = cp.ones(nbytes // 4, dtype=np.uint32)
+    dst = cp.empty_like(src)
+    dst[...] = src  # warm
+    seconds = []
+    for _ in range(repeats):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        dst[...] = src
+        stop.record()
+        stop.synchronize()
+        seconds.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+    del src, dst
+    return 2 * nbytes / float(np.median(seconds))
+
+
 def compute_capability() -> int:
     """Return the current GPU's compute capability as an integer (90 for 9.0)."""
     return int(cupy().cuda.Device().compute_capability)

@@ -136,6 +136,29 @@ def pushes(lv: contraction.Levels) -> tuple[np.ndarray, ...]:
     return lv.level, out_ptr, heads[by_tail], lv.up_weights[by_tail]
 
 
+def traffic(graph: CSRGraph) -> dict[str, float]:
+    """The bytes a tree of `rows` moves through device memory, by the kernel's layout, and
+    the fewest any PHAST sweep of ``graph``'s whole hierarchy must move (its roofline).
+
+    A group of `PHAST_TREES` trees has a table of a row a node (`PHAST_TREES` distances):
+    its kernel fills it, then reads, for each node of a level with arcs down, its own row
+    and its tails' rows and writes its row, with the arcs read once a group; `phast_widen`
+    reads the table and writes the ``int64`` matrix. ``layout``: all of it with no reuse in
+    a cache (the search up, a few thousand nodes, left out). ``floor``: each distance
+    written once in the table and once in the matrix, and the arcs read once a group.
+    """
+    c = hierarchy(graph)
+    lv = contraction.levels(c)
+    n, item = graph.n_nodes, np.dtype(c.graph.distance_dtype()).itemsize
+    down = int(lv.down_tails.size)
+    heads = int(np.count_nonzero(np.diff(lv.down_ptr)))
+    arcs = 12 * (down + heads) / PHAST_TREES  # tails, heads and weights, own arcs too
+    return {
+        "layout": item * (n + heads + down + heads) + arcs + item * n + 8 * n,
+        "floor": item * n + 8 * n + arcs,
+    }
+
+
 def _device_down(c: contraction.Contraction, columns, n_sources: int) -> tuple | None:
     """The arcs down the sweep reads for the distances of ``columns`` only (RPHAST:
     `engine.contraction.swept_for`), as chunks on the device, and how many; the last made

@@ -192,8 +192,31 @@ BATCH_TABLE = (
     ("speedup", "× SciPy", "{:.1f}"),
     ("edges_relaxed", "arcs/tree", "{:,}"),
     ("made_s", "made in (s)", "{:.2f}"),
+    ("memory_share", "of copy BW", "{:.0%}"),
+    ("ceiling_trees_per_s", "ceiling trees/s", "{:,.0f}"),
     ("identical", "exact", "{}"),
 )
+
+
+def roofline(graph: CSRGraph, method: str, trees_per_s: float | None) -> dict:
+    """Where ``trees_per_s`` kept on the GPU stands against the GPU's copy bandwidth
+    (`engine.backends.device.copy_bandwidth`, measured here): for ``phast``, the bytes a
+    tree moves by its kernel's layout and at the least (`gpu_phast.traffic`), the memory
+    speed that rate makes of the layout's bytes and its share of the copy bandwidth, and the
+    ceiling in trees a second that the least bytes allow; empty for other methods."""
+    if method != "phast" or trees_per_s is None:
+        return {}
+    from engine.backends import gpu_phast
+
+    moved, bandwidth = gpu_phast.traffic(graph), _backend.copy_bandwidth()
+    return {
+        "copy_gb_s": bandwidth / 1e9,
+        "layout_bytes_per_tree": moved["layout"],
+        "floor_bytes_per_tree": moved["floor"],
+        "memory_gb_s": trees_per_s * moved["layout"] / 1e9,
+        "memory_share": trees_per_s * moved["layout"] / bandwidth,
+        "ceiling_trees_per_s": bandwidth / moved["floor"],
+    }
 
 
 def benchmark_batch(
@@ -218,7 +241,8 @@ def benchmark_batch(
     SciPy's. ``progress`` (optional) is called with a line before each step. A method that
     searches a contraction (``near_far_core``, ``phast``) reports the seconds its contraction
     took to make, or to read from the cache folder (``made_s``, ``made_from_cache``), which no
-    tree's time includes.
+    tree's time includes. ``phast`` kept on the GPU is set against the memory's speed
+    (`roofline`).
     """
     from engine.studies.batch import default_workers, many_to_many, searched_kind
 
@@ -260,6 +284,7 @@ def benchmark_batch(
             "made_s": None if made is None else made.seconds,
             "made_from_cache": None if made is None else made.from_cache,
             "identical": identical, "host": _backend.device_name("cpu"),
+            **roofline(graph, method, _median(kept) if kept else None),
         })  # fmt: skip
     return rows
 
