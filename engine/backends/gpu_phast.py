@@ -50,10 +50,10 @@ _restricted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 @functools.cache
 def _function(name: str, dtype: np.dtype, cluster: int = 0):
     """Kernel ``name`` for distances of ``dtype`` (and, for ``phast_many_cluster``, clusters
-    of ``cluster`` blocks), compiled once."""
+    of ``cluster`` blocks), compiled once; ``phast_sweep`` launched cooperatively."""
     args = [_TYPES[np.dtype(dtype)]] + ([str(cluster)] if cluster else [])
     full = f"{name}<{', '.join(args)}>"
-    module = _backend.kernel_module(KERNEL_FILE, (full,), cooperative=False)
+    module = _backend.kernel_module(KERNEL_FILE, (full,), cooperative=name == "phast_sweep")
     kernel = module.get_function(full)
     if cluster > 8:
         _backend.allow_large_clusters(kernel)
@@ -199,6 +199,7 @@ def rows(
     parents: bool = False,
     into=None,
     cluster: int | None = None,
+    sweep: str = "group",
 ):
     """The trees from ``sources``: distances to ``columns`` (all nodes when None) as
     ``int64`` (`UNREACHABLE` where unreached), on the device and without waiting.
@@ -227,6 +228,10 @@ def rows(
     if cluster is None:
         cluster = CLUSTER if clusters_available() else 0
     tables = cp.empty(groups * n * PHAST_TREES, dtype=dtype)
+    if sweep == "group":  # a group's table after another's
+        group_step, row = n * PHAST_TREES, PHAST_TREES
+    else:  # interleaved: node u's rows of every group side by side
+        group_step, row = PHAST_TREES, groups * PHAST_TREES
     marks = cp.zeros(groups * n, dtype=np.int32)
     lists = cp.empty(groups * n, dtype=np.int32)
     counts = cp.zeros(groups * n_levels, dtype=np.uint32)
@@ -235,8 +240,14 @@ def rows(
     if groups:
         name = "phast_many_cluster" if cluster else "phast_many"
         args = (np.int64(n), np.int32(n_levels), *arrays, ranked, np.int64(m), tables, marks,
-                lists, counts, changed)  # fmt: skip
+                lists, counts, changed, np.int64(group_step), np.int64(row),
+                np.int32(sweep != "grid"))  # fmt: skip
         _function(name, dtype, cluster)((groups * max(cluster, 1),), (PHAST_BLOCK,), args)
+        if sweep == "grid":
+            kernel = _function("phast_sweep", dtype)
+            grid = _backend.multiprocessor_count() * _backend.resident_blocks(kernel, PHAST_BLOCK)
+            kernel((grid,), (PHAST_BLOCK,), (np.int32(n_levels), *arrays[-5:], tables,
+                   np.int64(groups), np.int64(group_step), np.int64(row)))  # fmt: skip
     width = n if columns is None else len(columns)
     direct = into is not None and into.shape == (m, width)
     dist = into if direct else cp.empty((m, width), dtype=np.int64)
@@ -245,7 +256,7 @@ def rows(
     grid = max(min(tiles, _backend.multiprocessor_count() * 8), 1)
     _function("phast_widen", dtype)(
         (grid,), (256,),
-        (tables, np.int64(n), np.int64(m), rank, picked, np.int64(width),
+        (tables, np.int64(group_step), np.int64(row), np.int64(m), rank, picked, np.int64(width),
          np.int64(UNREACHABLE), dist),
     )  # fmt: skip
     if into is not None and not direct:

@@ -45,65 +45,76 @@ struct ClusterSync {
 };
 #endif
 
-// The chunks c0..c1 (`chunks`: each chunk's first arc, and one more): each head's row
-// becomes the least d(tail) + w over its arcs, its own row (the arc from itself) among them;
-// true where a distance fell.
+// Chunk c (`chunks`: each chunk's first arc, and one more) of a group's table (a row of
+// PHAST_TREES distances a node, `row` apart): each head's row becomes the least d(tail) + w
+// over its arcs, its own row (the arc from itself) among them; true where a distance fell.
 template <typename D>
-__device__ __forceinline__ bool phast_chunks(D* table, long long c0, long long c1,
+__device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c,
+                                            const long long* __restrict__ chunks,
+                                            const int* __restrict__ heads,
+                                            const int* __restrict__ tails,
+                                            const unsigned* __restrict__ weights, int lane) {
+    const D INF = inf_of<D>();
+    const unsigned ALL = 0xffffffffu;
+    bool fell = false;
+    const long long a0 = __ldg(&chunks[c]), a1 = __ldg(&chunks[c + 1]);
+    int head = -1;
+    D best = INF, was = INF;
+    for (long long s = a0; s < a1; s += 32) {
+        const int len = (int)min(32LL, a1 - s);
+        int t = 0, h = -1;
+        unsigned w = 0;
+        if (lane < len) {
+            t = __ldg(&tails[s + lane]);
+            h = __ldg(&heads[s + lane]);
+            w = __ldg(&weights[s + lane]);
+        }
+        for (int j0 = 0; j0 < len; j0 += PHAST_GATHER) {
+            D d[PHAST_GATHER];
+            int hj[PHAST_GATHER];
+            unsigned wj[PHAST_GATHER];
+#pragma unroll
+            for (int j = 0; j < PHAST_GATHER; ++j) {
+                const int at = (j0 + j) & 31;
+                const int tj = __shfl_sync(ALL, t, at);
+                hj[j] = __shfl_sync(ALL, h, at);
+                wj[j] = __shfl_sync(ALL, w, at);
+                d[j] = j0 + j < len ? __ldcg(&table[(long long)tj * row + lane]) : INF;
+            }
+#pragma unroll
+            for (int j = 0; j < PHAST_GATHER; ++j) {
+                if (j0 + j >= len) break;
+                if (hj[j] != head) {  // a node's first arc: from itself, weight 0
+                    if (best < was) {
+                        __stcg(&table[(long long)head * row + lane], best);
+                        fell = true;
+                    }
+                    head = hj[j];
+                    best = was = d[j];
+                    continue;
+                }
+                if (d[j] != INF) best = min(best, (D)(d[j] + (D)wj[j]));
+            }
+        }
+    }
+    if (head >= 0 && best < was) {
+        __stcg(&table[(long long)head * row + lane], best);
+        fell = true;
+    }
+    return fell;
+}
+
+// The chunks c0..c1 of a group's table, a warp's chunk at a time; true where a distance fell.
+template <typename D>
+__device__ __forceinline__ bool phast_chunks(D* table, long long row, long long c0, long long c1,
                                              const long long* __restrict__ chunks,
                                              const int* __restrict__ heads,
                                              const int* __restrict__ tails,
                                              const unsigned* __restrict__ weights,
                                              long long warp, long long warps, int lane) {
-    const D INF = inf_of<D>();
-    const unsigned ALL = 0xffffffffu;
     bool fell = false;
-    for (long long c = c0 + warp; c < c1; c += warps) {
-        const long long a0 = __ldg(&chunks[c]), a1 = __ldg(&chunks[c + 1]);
-        int head = -1;
-        D best = INF, was = INF;
-        for (long long s = a0; s < a1; s += 32) {
-            const int len = (int)min(32LL, a1 - s);
-            int t = 0, h = -1;
-            unsigned w = 0;
-            if (lane < len) {
-                t = __ldg(&tails[s + lane]);
-                h = __ldg(&heads[s + lane]);
-                w = __ldg(&weights[s + lane]);
-            }
-            for (int j0 = 0; j0 < len; j0 += PHAST_GATHER) {
-                D d[PHAST_GATHER];
-                int hj[PHAST_GATHER];
-                unsigned wj[PHAST_GATHER];
-#pragma unroll
-                for (int j = 0; j < PHAST_GATHER; ++j) {
-                    const int at = (j0 + j) & 31;
-                    const int tj = __shfl_sync(ALL, t, at);
-                    hj[j] = __shfl_sync(ALL, h, at);
-                    wj[j] = __shfl_sync(ALL, w, at);
-                    d[j] = j0 + j < len ? __ldcg(&table[(long long)tj * PHAST_TREES + lane]) : INF;
-                }
-#pragma unroll
-                for (int j = 0; j < PHAST_GATHER; ++j) {
-                    if (j0 + j >= len) break;
-                    if (hj[j] != head) {  // a node's first arc: from itself, weight 0
-                        if (best < was) {
-                            __stcg(&table[(long long)head * PHAST_TREES + lane], best);
-                            fell = true;
-                        }
-                        head = hj[j];
-                        best = was = d[j];
-                        continue;
-                    }
-                    if (d[j] != INF) best = min(best, (D)(d[j] + (D)wj[j]));
-                }
-            }
-        }
-        if (head >= 0 && best < was) {
-            __stcg(&table[(long long)head * PHAST_TREES + lane], best);
-            fell = true;
-        }
-    }
+    for (long long c = c0 + warp; c < c1; c += warps)
+        fell |= phast_chunk(table, row, c, chunks, heads, tails, weights, lane);
     return fell;
 }
 
@@ -114,17 +125,20 @@ __device__ __forceinline__ bool phast_chunks(D* table, long long c0, long long c
         const int *up_tails, const unsigned *up_weights, const long long *down_levels,          \
         const long long *down_chunks, const int *down_heads, const int *down_tails,             \
         const unsigned *down_weights, const long long *sources, long long n_sources, D *tables, \
-        int *marks, int *lists, unsigned *counts, int *changed
+        int *marks, int *lists, unsigned *counts, int *changed, long long group_step,           \
+        long long row, int sweep
 #define PHAST_ARGS                                                                              \
     n, levels, starts, level_of, out_ptr, out_heads, out_weights, up_levels, up_chunks,         \
         up_heads, up_tails, up_weights, down_levels, down_chunks, down_heads, down_tails,       \
-        down_weights, sources, n_sources, tables, marks, lists, counts, changed
+        down_weights, sources, n_sources, tables, marks, lists, counts, changed, group_step, row, \
+        sweep
 
 // The search up from the `count` nodes of `list`: each pushes its row along its arcs up
 // (`out_*`, by tail) and lists each head it reaches first (`marks`) under the head's level
 // (`level_of`: at lists + starts[level], `counts[level]` so far).
 template <typename D>
-__device__ __forceinline__ void phast_push(D* table, const int* list, long long count,
+__device__ __forceinline__ void phast_push(D* table, long long row, const int* list,
+                                           long long count,
                                            const long long* __restrict__ out_ptr,
                                            const int* __restrict__ out_heads,
                                            const unsigned* __restrict__ out_weights,
@@ -136,7 +150,7 @@ __device__ __forceinline__ void phast_push(D* table, const int* list, long long 
     const unsigned ALL = 0xffffffffu;
     for (long long i = warp; i < count; i += warps) {
         const int u = __ldcg(&list[i]);
-        const D d = __ldcg(&table[(long long)u * PHAST_TREES + lane]);
+        const D d = __ldcg(&table[(long long)u * row + lane]);
         const long long a = __ldg(&out_ptr[u]), b = __ldg(&out_ptr[u + 1]);
         for (long long s = a; s < b; s += 32) {
             const int len = (int)min(32LL, b - s);
@@ -153,7 +167,7 @@ __device__ __forceinline__ void phast_push(D* table, const int* list, long long 
             for (int j = 0; j < len; ++j) {
                 const int vj = __shfl_sync(ALL, v, j);
                 const unsigned wj = __shfl_sync(ALL, w, j);
-                if (d != INF) atomicMin(&table[(long long)vj * PHAST_TREES + lane], (D)(d + (D)wj));
+                if (d != INF) atomicMin(&table[(long long)vj * row + lane], (D)(d + (D)wj));
             }
         }
     }
@@ -172,17 +186,17 @@ __device__ void phast_trees(PHAST_PARAMS) {
     const int lane = threadIdx.x % 32;
     const long long warp = ((long long)S::rank() * blockDim.x + threadIdx.x) / 32;
     const long long warps = (long long)S::size() * blockDim.x / 32;
-    D* table = tables + (long long)group * n * PHAST_TREES;
+    D* table = tables + (long long)group * group_step;
     int* my_marks = marks + (long long)group * n;
     int* my_lists = lists + (long long)group * n;
     unsigned* my_counts = counts + (long long)group * levels;
     const D INF = inf_of<D>();
-    for (long long i = warp * 32 + lane; i < n * PHAST_TREES; i += warps * 32) table[i] = INF;
+    for (long long u = warp; u < n; u += warps) table[u * row + lane] = INF;
     S::sync();
     const long long tree = (long long)group * PHAST_TREES + lane;
     if (warp == 0 && tree < n_sources) {
         const int u = (int)sources[tree];
-        table[(long long)u * PHAST_TREES + lane] = 0;
+        table[(long long)u * row + lane] = 0;
         if (atomicExch(&my_marks[u], 1) == 0) {
             const int l = level_of[u];
             my_lists[starts[l] + atomicAdd(&my_counts[l], 1u)] = u;
@@ -194,13 +208,13 @@ __device__ void phast_trees(PHAST_PARAMS) {
     for (int l = levels - 1; l >= 1; --l) {
         const long long count = __ldcg(&my_counts[l]);
         if (count)
-            phast_push(table, my_lists + starts[l], count, out_ptr, out_heads, out_weights,
+            phast_push(table, row, my_lists + starts[l], count, out_ptr, out_heads, out_weights,
                        level_of, starts, my_marks, my_lists, my_counts, warp, warps, lane);
         S::sync();
     }
     // The core, if any: its arcs in, until no distance falls.
     for (int round = 1; starts[1] > 0; ++round) {
-        if (phast_chunks(table, up_levels[0], up_levels[1], up_chunks, up_heads, up_tails,
+        if (phast_chunks(table, row, up_levels[0], up_levels[1], up_chunks, up_heads, up_tails,
                          up_weights, warp, warps, lane))
             atomicMax(&changed[group], round);
         __threadfence();
@@ -209,9 +223,10 @@ __device__ void phast_trees(PHAST_PARAMS) {
         S::sync();  // every block has read the word before the next round writes it
         if (!again) break;
     }
-    // Down: the top level first; each node's arcs down come from higher levels.
-    for (int l = 1; l < levels; ++l) {
-        phast_chunks(table, down_levels[l], down_levels[l + 1], down_chunks, down_heads,
+    // Down: the top level first; each node's arcs down come from higher levels (unless
+    // `phast_sweep` sweeps every group at once).
+    for (int l = 1; sweep && l < levels; ++l) {
+        phast_chunks(table, row, down_levels[l], down_levels[l + 1], down_chunks, down_heads,
                      down_tails, down_weights, warp, warps, lane);
         S::sync();
     }
@@ -232,13 +247,39 @@ __global__ void __launch_bounds__(PHAST_THREADS) __cluster_dims__(C, 1, 1)
 }
 #endif
 
+// The sweep down of every group at once (the groups' tables interleaved: node u's row of
+// group g at tables + (u * groups + g) * PHAST_TREES, `row` = groups * PHAST_TREES), after
+// `phast_many` has made their searches up with `sweep` 0: a level's (chunk, group) pairs
+// shared by the grid's warps, the groups of a chunk side by side, so that the rows of a tail
+// read at once lie in one run of memory; the grid's barrier between levels (a cooperative
+// launch).
+template <typename D>
+__global__ void __launch_bounds__(PHAST_THREADS)
+    phast_sweep(int levels, const long long* down_levels, const long long* down_chunks,
+                const int* down_heads, const int* down_tails, const unsigned* down_weights,
+                D* tables, long long groups, long long group_step, long long row) {
+    const int lane = threadIdx.x % 32;
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const long long warps = (long long)gridDim.x * blockDim.x / 32;
+    for (int l = 1; l < levels; ++l) {
+        const long long c0 = down_levels[l], tasks = (down_levels[l + 1] - c0) * groups;
+        for (long long t = warp; t < tasks; t += warps) {
+            const long long g = t % groups;
+            phast_chunk(tables + g * group_step, row, c0 + t / groups, down_chunks, down_heads,
+                        down_tails, down_weights, lane);
+        }
+        cg::this_grid().sync();
+    }
+}
+
 // The trees' distances to the nodes `columns` (`width` of them; every node, by rank `rank`,
 // when null) as the matrix `out` (sources x width, int64, `unreachable` where unreached). A
 // block takes a tile of PHAST_TILE columns of a group: a warp reads a column's row (its 32
 // trees) into shared memory, then the block writes each tree's PHAST_TILE entries side by
 // side (a write of 32 entries a row, one a tree, ran at a sixth of the memory's speed).
 template <typename D>
-__global__ void phast_widen(const D* tables, long long n, long long n_sources,
+__global__ void phast_widen(const D* tables, long long group_step, long long row,
+                            long long n_sources,
                             const long long* rank, const long long* columns, long long width,
                             long long unreachable, long long* out) {
     __shared__ D tile[PHAST_TREES][PHAST_TILE + 1];
@@ -249,7 +290,7 @@ __global__ void phast_widen(const D* tables, long long n, long long n_sources,
         const long long g = t / tiles, j0 = t % tiles * PHAST_TILE;
         for (int c = warp; c < PHAST_TILE && j0 + c < width; c += warps) {
             const long long r = rank[columns ? columns[j0 + c] : j0 + c];
-            tile[lane][c] = tables[(g * n + r) * PHAST_TREES + lane];
+            tile[lane][c] = tables[g * group_step + r * row + lane];
         }
         __syncthreads();
         for (int i = threadIdx.x; i < PHAST_TREES * PHAST_TILE; i += blockDim.x) {
