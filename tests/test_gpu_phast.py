@@ -90,17 +90,7 @@ def test_chunks_keep_a_nodes_arcs_together_and_give_scipys_trees(seed, density, 
 @pytest.mark.gpu
 @pytest.mark.parametrize(
     ("cluster", "sweep"),
-    [
-        (0, "group"),
-        (4, "group"),
-        (16, "group"),
-        (4, "interleaved"),
-        (0, "grid"),
-        (4, "grid"),
-        (0, "group-nofill"),
-        (4, "group-nofill"),
-        (4, "grid-nofill"),
-    ],
+    [(0, "group"), (4, "group"), (16, "group"), (4, "interleaved"), (0, "grid"), (4, "grid")],
 )
 def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, sweep, monkeypatch):
     from engine.backends.gpu_kernels import clusters_available

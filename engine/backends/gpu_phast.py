@@ -82,7 +82,7 @@ def row_bytes(graph: CSRGraph, n_columns: int | None, store: str) -> int:
     return 8 * graph.n_nodes + 8 * graph.n_nodes // PHAST_TREES + 8 * width
 
 
-def chunks(ptr, tails, weights, starts, *, every: bool = False) -> tuple[np.ndarray, ...]:
+def chunks(ptr, tails, weights, starts) -> tuple[np.ndarray, ...]:
     """The arcs into each rank (``ptr``, ``tails``, ``weights``, as `contraction.Levels`
     has them; levels ``starts``) as the kernels read them: each node with arcs gets an arc
     from itself of weight 0 first, and a level's arcs are cut into *chunks* of whole nodes,
@@ -94,7 +94,7 @@ def chunks(ptr, tails, weights, starts, *, every: bool = False) -> tuple[np.ndar
     """
     n = ptr.size - 1
     degree = np.diff(ptr)
-    has = degree > 0 if not every else np.arange(n) >= starts[1]
+    has = degree > 0
     at = np.zeros(n + 1, dtype=np.int64)  # each node's first arc, its own
     np.cumsum(degree + has, out=at[1:])
     total = int(at[-1])
@@ -170,7 +170,7 @@ def _device_down(c: contraction.Contraction, columns, n_sources: int) -> tuple |
             return None
         lv = contraction.levels(c)
         low = contraction.restricted(lv, contraction.swept_for(lv, columns))
-        down = chunks(low.down_ptr, low.down_tails, low.down_weights, low.starts, every=True)
+        down = chunks(low.down_ptr, low.down_tails, low.down_weights, low.starts)
         cp = _backend.cupy()
         _restricted[c] = (key, tuple(cp.asarray(a) for a in down), int(low.down_tails.size))
     return _restricted[c][1:]
@@ -184,7 +184,7 @@ def _device(c: contraction.Contraction) -> tuple:
         cp = _backend.cupy()
         lv = contraction.levels(c)
         up = chunks(lv.up_ptr, lv.up_tails, lv.up_weights, lv.starts)
-        down = chunks(lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts, every=True)
+        down = chunks(lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts)
         arrays = tuple(cp.asarray(a) for a in (lv.rank, lv.starts, *pushes(lv), *up, *down))
         _uploads[c] = (arrays, lv.n_levels, int(lv.up_tails.size), int(lv.down_tails.size))
     return _uploads[c]
@@ -228,7 +228,6 @@ def rows(
     if cluster is None:
         cluster = CLUSTER if clusters_available() else 0
     tables = cp.empty(groups * n * PHAST_TREES, dtype=dtype)
-    sweep, _, nofill = sweep.partition("-")
     if sweep == "group":  # a group's table after another's
         group_step, row = n * PHAST_TREES, PHAST_TREES
     else:  # interleaved: node u's rows of every group side by side
@@ -242,14 +241,13 @@ def rows(
         name = "phast_many_cluster" if cluster else "phast_many"
         args = (np.int64(n), np.int32(n_levels), *arrays, ranked, np.int64(m), tables, marks,
                 lists, counts, changed, np.int64(group_step), np.int64(row),
-                np.int32(sweep != "grid"), np.int32(not nofill))  # fmt: skip
+                np.int32(sweep != "grid"))  # fmt: skip
         _function(name, dtype, cluster)((groups * max(cluster, 1),), (PHAST_BLOCK,), args)
         if sweep == "grid":
             kernel = _function("phast_sweep", dtype)
             grid = _backend.multiprocessor_count() * _backend.resident_blocks(kernel, PHAST_BLOCK)
             kernel((grid,), (PHAST_BLOCK,), (np.int32(n_levels), *arrays[-5:], tables,
-                   np.int64(groups), np.int64(group_step), np.int64(row), marks, np.int64(n),
-                   np.int32(not nofill)))  # fmt: skip
+                   np.int64(groups), np.int64(group_step), np.int64(row)))  # fmt: skip
     width = n if columns is None else len(columns)
     direct = into is not None and into.shape == (m, width)
     dist = into if direct else cp.empty((m, width), dtype=np.int64)

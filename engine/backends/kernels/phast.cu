@@ -48,15 +48,12 @@ struct ClusterSync {
 // Chunk c (`chunks`: each chunk's first arc, and one more) of a group's table (a row of
 // PHAST_TREES distances a node, `row` apart): each head's row becomes the least d(tail) + w
 // over its arcs, its own row (the arc from itself) among them; true where a distance fell.
-// With the group's `marks` (a table not filled): a head's own row is read only where the
-// search up marked it (else infinite), and every head's row is written.
 template <typename D>
 __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c,
                                             const long long* __restrict__ chunks,
                                             const int* __restrict__ heads,
                                             const int* __restrict__ tails,
-                                            const unsigned* __restrict__ weights, int lane,
-                                            const int* marks = nullptr) {
+                                            const unsigned* __restrict__ weights, int lane) {
     const D INF = inf_of<D>();
     const unsigned ALL = 0xffffffffu;
     bool fell = false;
@@ -82,14 +79,13 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
                 const int tj = __shfl_sync(ALL, t, at);
                 hj[j] = __shfl_sync(ALL, h, at);
                 wj[j] = __shfl_sync(ALL, w, at);
-                const bool skip = j0 + j >= len || (marks && tj == hj[j] && !__ldcg(&marks[tj]));
-                d[j] = skip ? INF : __ldcg(&table[(long long)tj * row + lane]);
+                d[j] = j0 + j < len ? __ldcg(&table[(long long)tj * row + lane]) : INF;
             }
 #pragma unroll
             for (int j = 0; j < PHAST_GATHER; ++j) {
                 if (j0 + j >= len) break;
                 if (hj[j] != head) {  // a node's first arc: from itself, weight 0
-                    if (head >= 0 && (marks || best < was)) {
+                    if (best < was) {
                         __stcg(&table[(long long)head * row + lane], best);
                         fell = true;
                     }
@@ -101,7 +97,7 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
             }
         }
     }
-    if (head >= 0 && (marks || best < was)) {
+    if (head >= 0 && best < was) {
         __stcg(&table[(long long)head * row + lane], best);
         fell = true;
     }
@@ -115,11 +111,10 @@ __device__ __forceinline__ bool phast_chunks(D* table, long long row, long long 
                                              const int* __restrict__ heads,
                                              const int* __restrict__ tails,
                                              const unsigned* __restrict__ weights,
-                                             long long warp, long long warps, int lane,
-                                             const int* marks = nullptr) {
+                                             long long warp, long long warps, int lane) {
     bool fell = false;
     for (long long c = c0 + warp; c < c1; c += warps)
-        fell |= phast_chunk(table, row, c, chunks, heads, tails, weights, lane, marks);
+        fell |= phast_chunk(table, row, c, chunks, heads, tails, weights, lane);
     return fell;
 }
 
@@ -131,28 +126,16 @@ __device__ __forceinline__ bool phast_chunks(D* table, long long row, long long 
         const long long *down_chunks, const int *down_heads, const int *down_tails,             \
         const unsigned *down_weights, const long long *sources, long long n_sources, D *tables, \
         int *marks, int *lists, unsigned *counts, int *changed, long long group_step,           \
-        long long row, int sweep, int fill
+        long long row, int sweep
 #define PHAST_ARGS                                                                              \
     n, levels, starts, level_of, out_ptr, out_heads, out_weights, up_levels, up_chunks,         \
         up_heads, up_tails, up_weights, down_levels, down_chunks, down_heads, down_tails,       \
         down_weights, sources, n_sources, tables, marks, lists, counts, changed, group_step, row, \
-        sweep, fill
-
-// The rows of the nodes `v` of the lanes where `first` made infinite, the warp a row at a time.
-template <typename D>
-__device__ __forceinline__ void infinite_rows(D* table, long long row, int v, bool first,
-                                              int lane) {
-    for (unsigned won = __ballot_sync(0xffffffffu, first); won; won &= won - 1) {
-        const int u = __shfl_sync(0xffffffffu, v, __ffs(won) - 1);
-        table[(long long)u * row + lane] = inf_of<D>();
-    }
-    __syncwarp();
-}
+        sweep
 
 // The search up from the `count` nodes of `list`: each pushes its row along its arcs up
-// (`out_*`, by tail: `relax`) and lists each head it reaches first (`marks`) under the head's
-// level (`level_of`: at lists + starts[level], `counts[level]` so far: `mark`), making its
-// row infinite (`init`: a table not filled, marked in a pass before the one that relaxes).
+// (`out_*`, by tail) and lists each head it reaches first (`marks`) under the head's level
+// (`level_of`: at lists + starts[level], `counts[level]` so far).
 template <typename D>
 __device__ __forceinline__ void phast_push(D* table, long long row, const int* list,
                                            long long count,
@@ -162,30 +145,26 @@ __device__ __forceinline__ void phast_push(D* table, long long row, const int* l
                                            const int* __restrict__ level_of,
                                            const long long* __restrict__ starts, int* marks,
                                            int* lists, unsigned* counts, long long warp,
-                                           long long warps, int lane, bool mark, bool relax,
-                                           bool init) {
+                                           long long warps, int lane) {
     const D INF = inf_of<D>();
     const unsigned ALL = 0xffffffffu;
     for (long long i = warp; i < count; i += warps) {
         const int u = __ldcg(&list[i]);
-        const D d = relax ? __ldcg(&table[(long long)u * row + lane]) : inf_of<D>();
+        const D d = __ldcg(&table[(long long)u * row + lane]);
         const long long a = __ldg(&out_ptr[u]), b = __ldg(&out_ptr[u + 1]);
         for (long long s = a; s < b; s += 32) {
             const int len = (int)min(32LL, b - s);
             int v = 0;
             unsigned w = 0;
-            bool first = false;
             if (lane < len) {
                 v = __ldg(&out_heads[s + lane]);
                 w = __ldg(&out_weights[s + lane]);
-                if (mark && atomicExch(&marks[v], 1) == 0) {
+                if (atomicExch(&marks[v], 1) == 0) {
                     const int l = __ldg(&level_of[v]);
                     lists[__ldg(&starts[l]) + atomicAdd(&counts[l], 1u)] = v;
-                    first = true;
                 }
             }
-            if (init) infinite_rows(table, row, v, first, lane);
-            for (int j = 0; relax && j < len; ++j) {
+            for (int j = 0; j < len; ++j) {
                 const int vj = __shfl_sync(ALL, v, j);
                 const unsigned wj = __shfl_sync(ALL, w, j);
                 if (d != INF) atomicMin(&table[(long long)vj * row + lane], (D)(d + (D)wj));
@@ -212,39 +191,25 @@ __device__ void phast_trees(PHAST_PARAMS) {
     int* my_lists = lists + (long long)group * n;
     unsigned* my_counts = counts + (long long)group * levels;
     const D INF = inf_of<D>();
-    // Every row infinite, or (`fill` 0) the core's only: a row reached by the search up is
-    // made infinite when first marked, and the sweep writes every other's.
-    for (long long u = warp; u < (fill ? n : starts[1]); u += warps) table[u * row + lane] = INF;
+    for (long long u = warp; u < n; u += warps) table[u * row + lane] = INF;
     S::sync();
     const long long tree = (long long)group * PHAST_TREES + lane;
-    if (warp == 0) {
-        const int u = tree < n_sources ? (int)sources[tree] : 0;
-        bool first = false;
-        if (tree < n_sources && atomicExch(&my_marks[u], 1) == 0) {
+    if (warp == 0 && tree < n_sources) {
+        const int u = (int)sources[tree];
+        table[(long long)u * row + lane] = 0;
+        if (atomicExch(&my_marks[u], 1) == 0) {
             const int l = level_of[u];
             my_lists[starts[l] + atomicAdd(&my_counts[l], 1u)] = u;
-            first = true;
         }
-        if (!fill) infinite_rows(table, row, u, first, lane);
-        if (tree < n_sources) table[(long long)u * row + lane] = 0;
     }
     S::sync();
     // Up: the bottom level first; a node's arcs up lead to higher levels (the core's, level
     // 0, are its rounds below).
     for (int l = levels - 1; l >= 1; --l) {
         const long long count = __ldcg(&my_counts[l]);
-        if (count) {
-            const int* list = my_lists + starts[l];
-            phast_push(table, row, list, count, out_ptr, out_heads, out_weights, level_of,
-                       starts, my_marks, my_lists, my_counts, warp, warps, lane, true, fill,
-                       !fill);
-            if (!fill) {  // every head's row infinite before any is relaxed
-                S::sync();
-                phast_push(table, row, list, count, out_ptr, out_heads, out_weights, level_of,
-                           starts, my_marks, my_lists, my_counts, warp, warps, lane, false,
-                           true, false);
-            }
-        }
+        if (count)
+            phast_push(table, row, my_lists + starts[l], count, out_ptr, out_heads, out_weights,
+                       level_of, starts, my_marks, my_lists, my_counts, warp, warps, lane);
         S::sync();
     }
     // The core, if any: its arcs in, until no distance falls.
@@ -262,7 +227,7 @@ __device__ void phast_trees(PHAST_PARAMS) {
     // `phast_sweep` sweeps every group at once).
     for (int l = 1; sweep && l < levels; ++l) {
         phast_chunks(table, row, down_levels[l], down_levels[l + 1], down_chunks, down_heads,
-                     down_tails, down_weights, warp, warps, lane, fill ? nullptr : my_marks);
+                     down_tails, down_weights, warp, warps, lane);
         S::sync();
     }
 }
@@ -292,8 +257,7 @@ template <typename D>
 __global__ void __launch_bounds__(PHAST_THREADS)
     phast_sweep(int levels, const long long* down_levels, const long long* down_chunks,
                 const int* down_heads, const int* down_tails, const unsigned* down_weights,
-                D* tables, long long groups, long long group_step, long long row,
-                const int* marks, long long n, int fill) {
+                D* tables, long long groups, long long group_step, long long row) {
     const int lane = threadIdx.x % 32;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const long long warps = (long long)gridDim.x * blockDim.x / 32;
@@ -302,7 +266,7 @@ __global__ void __launch_bounds__(PHAST_THREADS)
         for (long long t = warp; t < tasks; t += warps) {
             const long long g = t % groups;
             phast_chunk(tables + g * group_step, row, c0 + t / groups, down_chunks, down_heads,
-                        down_tails, down_weights, lane, fill ? nullptr : marks + g * n);
+                        down_tails, down_weights, lane);
         }
         cg::this_grid().sync();
     }
