@@ -88,11 +88,8 @@ def test_chunks_keep_a_nodes_arcs_together_and_give_scipys_trees(seed, density, 
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize(
-    ("cluster", "sweep"),
-    [(0, "group"), (4, "group"), (16, "group"), (4, "interleaved"), (0, "grid"), (4, "grid")],
-)
-def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, sweep, monkeypatch):
+@pytest.mark.parametrize("cluster", [0, 4, 16])
+def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
     from engine.backends.gpu_kernels import clusters_available
 
     if cluster and not clusters_available():
@@ -100,36 +97,32 @@ def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, sweep, monkeypatch)
     g = _awkward_graph(8)
     sources = np.arange(0, 400, 3)  # 134: groups of 32 trees and a short one
     reference = _reference(g, sources)
-    dist, tree, counters = gpu_phast.rows(g, sources, None, cluster=cluster, sweep=sweep)
+    dist, tree, counters = gpu_phast.rows(g, sources, None, cluster=cluster)
     np.testing.assert_array_equal(dist.get(), reference)
     c = gpu_phast.hierarchy(g)
     assert c.n_core == 0 and tree is None
     np.testing.assert_array_equal(dist.get(), contraction.trees(c, sources).T)
     assert (counters.get() == [c.graph.n_arcs + c.n_down, c.n_rounds + 1]).all()
     columns = np.array([5, 399, 0, 5])
-    part, _, whole = gpu_phast.rows(
-        g, sources[:3], columns, cluster=cluster, sweep=sweep
-    )  # too few
+    part, _, whole = gpu_phast.rows(g, sources[:3], columns, cluster=cluster)  # too few
     np.testing.assert_array_equal(part.get(), reference[:3][:, columns])
     assert (whole.get()[:, 0] == c.graph.n_arcs + c.n_down).all()  # sources to restrict
     monkeypatch.setattr(gpu_phast, "FILL", 3)
-    part, _, fewer = gpu_phast.rows(g, sources[:3], columns, cluster=cluster, sweep=sweep)
+    part, _, fewer = gpu_phast.rows(g, sources[:3], columns, cluster=cluster)
     np.testing.assert_array_equal(part.get(), reference[:3][:, columns])
     assert (fewer.get()[:, 0] < c.graph.n_arcs + c.n_down).all()  # RPHAST: a restricted sweep
-    part, _, kept = gpu_phast.rows(
-        g, sources[:2], columns, cluster=cluster, sweep=sweep
-    )  # kept: used
+    part, _, kept = gpu_phast.rows(g, sources[:2], columns, cluster=cluster)  # kept: used
     np.testing.assert_array_equal(part.get(), reference[:2][:, columns])
     assert (kept.get()[:, 0] == fewer.get()[0, 0]).all()
     columns = np.array([7, 8])  # another restriction replaces the one kept
-    part, _, _ = gpu_phast.rows(g, sources, columns, cluster=cluster, sweep=sweep)
+    part, _, _ = gpu_phast.rows(g, sources, columns, cluster=cluster)
     np.testing.assert_array_equal(part.get(), reference[:, columns])
     # On a contraction that leaves a core, the core's arcs are relaxed until nothing changes.
     other = _awkward_graph(9)
     core = contraction.contract(other)
     assert core.n_core > 1
     monkeypatch.setitem(contraction.cache._made[gpu_phast.KIND], other, core)
-    dist, _, _ = gpu_phast.rows(other, sources, None, cluster=cluster, sweep=sweep)
+    dist, _, _ = gpu_phast.rows(other, sources, None, cluster=cluster)
     np.testing.assert_array_equal(dist.get(), _reference(other, sources))
 
 

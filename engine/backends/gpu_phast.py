@@ -3,9 +3,11 @@
 A launch makes the trees of a chunk of sources on the graph's whole contraction hierarchy
 (`engine.contraction.of` of kind ``whole``, laid out by `engine.contraction.levels`,
 its arcs up by tail (`pushes`) and its arcs down in `chunks`, uploaded once): a group of
-`PHAST_TREES` trees (a warp's lanes) a cluster of blocks (a block on GPUs without clusters), each
-group in its own table of a row a node; the search up from the bottom level up, pushing from
-the nodes the sources reach only, then the sweep from the top level down. Kernel
+`PHAST_TREES` trees (a warp's lanes) has a row a node, the groups' rows of a node side by
+side; kernel ``phast_many`` makes each group's search up from the bottom level up in a
+cluster of blocks (a block on GPUs without clusters), pushing from the nodes the sources
+reach only; then ``phast_sweep``, one cooperative launch, sweeps every group from the top
+level down, a level's chunks and groups shared by the whole grid (decision 0109). Kernel
 ``phast_widen`` then writes the matrix `many_to_many` keeps: a row a source, ``int64``, in
 node order. Its NumPy twin is `engine.contraction.trees`.
 
@@ -199,13 +201,12 @@ def rows(
     parents: bool = False,
     into=None,
     cluster: int | None = None,
-    sweep: str = "group",
 ):
     """The trees from ``sources``: distances to ``columns`` (all nodes when None) as
     ``int64`` (`UNREACHABLE` where unreached), on the device and without waiting.
 
     ``into``, a CuPy ``int64`` array of the result's shape, receives the distances directly.
-    ``cluster`` blocks share a group of `PHAST_TREES` trees (0: one block; default `CLUSTER` where
+    ``cluster`` blocks share a group's search up (0: one block; default `CLUSTER` where
     the GPU has clusters, else 0).
     ``delta`` is not used (PHAST has no bands); ``parents`` is refused (`store_of`).
 
@@ -228,10 +229,7 @@ def rows(
     if cluster is None:
         cluster = CLUSTER if clusters_available() else 0
     tables = cp.empty(groups * n * PHAST_TREES, dtype=dtype)
-    if sweep == "group":  # a group's table after another's
-        group_step, row = n * PHAST_TREES, PHAST_TREES
-    else:  # interleaved: node u's rows of every group side by side
-        group_step, row = PHAST_TREES, groups * PHAST_TREES
+    group_step, row = PHAST_TREES, groups * PHAST_TREES  # node u's rows of every group together
     marks = cp.zeros(groups * n, dtype=np.int32)
     lists = cp.empty(groups * n, dtype=np.int32)
     counts = cp.zeros(groups * n_levels, dtype=np.uint32)
@@ -239,15 +237,13 @@ def rows(
     ranked = rank[cp.asarray(np.asarray(sources, dtype=np.int64))]
     if groups:
         name = "phast_many_cluster" if cluster else "phast_many"
-        args = (np.int64(n), np.int32(n_levels), *arrays, ranked, np.int64(m), tables, marks,
-                lists, counts, changed, np.int64(group_step), np.int64(row),
-                np.int32(sweep != "grid"))  # fmt: skip
+        args = (np.int64(n), np.int32(n_levels), *arrays[:-5], ranked, np.int64(m), tables,
+                marks, lists, counts, changed, np.int64(group_step), np.int64(row))  # fmt: skip
         _function(name, dtype, cluster)((groups * max(cluster, 1),), (PHAST_BLOCK,), args)
-        if sweep == "grid":
-            kernel = _function("phast_sweep", dtype)
-            grid = _backend.multiprocessor_count() * _backend.resident_blocks(kernel, PHAST_BLOCK)
-            kernel((grid,), (PHAST_BLOCK,), (np.int32(n_levels), *arrays[-5:], tables,
-                   np.int64(groups), np.int64(group_step), np.int64(row)))  # fmt: skip
+        sweep = _function("phast_sweep", dtype)
+        grid = _backend.multiprocessor_count() * _backend.resident_blocks(sweep, PHAST_BLOCK)
+        sweep((grid,), (PHAST_BLOCK,), (np.int32(n_levels), *arrays[-5:], tables,
+              np.int64(groups), np.int64(group_step), np.int64(row)))  # fmt: skip
     width = n if columns is None else len(columns)
     direct = into is not None and into.shape == (m, width)
     dist = into if direct else cp.empty((m, width), dtype=np.int64)

@@ -9,6 +9,7 @@ import dataclasses
 import weakref
 
 import numpy as np
+import scipy.sparse
 
 from engine.contraction.build import Contraction, _ranges
 from engine.graphs.csr import UNREACHABLE
@@ -106,7 +107,7 @@ def _laid_out(c: Contraction) -> Levels:
     rank[nodes] = np.arange(n)
     g = c.graph
     heads = rank[g.indices]
-    by_head = np.argsort(heads, kind="stable")
+    by_head = _by_head(g.indptr, heads, n)
     up_ptr = np.zeros(n + 1, dtype=np.int64)
     up_ptr[1:] = np.cumsum(np.bincount(heads, minlength=n))
     return Levels(
@@ -120,6 +121,20 @@ def _laid_out(c: Contraction) -> Levels:
         down_tails=rank[c.down_tails].astype(np.int32),
         down_weights=c.down_weights,
     )
+
+
+def _by_head(indptr: np.ndarray, heads: np.ndarray, n: int) -> np.ndarray:
+    """The arcs of a CSR (``indptr``, its arcs' ``heads``) in the order of their heads, those
+    of one head in their order: ``np.argsort(heads, kind="stable")``, by SciPy's transpose of a
+    CSR (one pass over the arcs; the sort took 8 of a 16M-node city's 24 s first search on an
+    H200, decision 0109)."""
+    m = heads.size
+    index = np.int64 if m >= 2**31 else np.int32
+    arcs = scipy.sparse.csr_matrix(
+        (np.arange(m, dtype=index), heads.astype(index, copy=False), indptr.astype(index)),
+        shape=(indptr.size - 1, n),
+    )
+    return arcs.tocsc().data.astype(np.int64, copy=False)
 
 
 def swept_for(lv: Levels, targets) -> np.ndarray:
