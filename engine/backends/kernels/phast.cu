@@ -222,7 +222,6 @@ __device__ void phast_trees(PHAST_PARAMS) {
         if (!again) break;
     }
 }
-}
 
 // A group of trees a block.
 template <typename D>
