@@ -100,6 +100,10 @@ def test_phasts_trees_equal_scipy_on_every_kind_of_contraction(seed, n, density,
         assert ((tail > head) | ((tail == 0) & (head == 0))).all()
         assert lv.starts[1] == c.n_core and lv.n_levels == c.n_rounds + 1
         assert (level[lv.down_tails] < np.repeat(level, np.diff(lv.down_ptr))).all()
+        nodes, starts, ptr, tails, weights = contraction.ranked_down(c)  # tails as nodes
+        assert np.array_equal(nodes, lv.nodes) and np.array_equal(starts, lv.starts)
+        assert np.array_equal(ptr, lv.down_ptr) and np.array_equal(lv.rank[tails], lv.down_tails)
+        assert np.array_equal(weights, lv.down_weights)
         many = contraction.trees(c, sources)
         for j, source in enumerate(sources):
             assert np.array_equal(many[:, j], _reference(g, int(source)))

@@ -82,9 +82,39 @@ def test_chunks_keep_a_nodes_arcs_together_and_give_scipys_trees(seed, density, 
             if k + 2 < firsts.size and level_of[heads[firsts[k + 1]]] == level_of[mine[0]]:
                 after = heads[firsts[k + 1] : firsts[k + 2]]
                 assert mine.size + np.count_nonzero(after == after[0]) > gpu_phast.CHUNK  # full
+        names = rng.permutation(n).astype(np.int32)  # the same chunks, named
+        named = gpu_phast.chunks(
+            lv.up_ptr, names[lv.up_tails], lv.up_weights, lv.starts, names=names
+        )
+        ranked = gpu_phast.chunks(lv.up_ptr, lv.up_tails, lv.up_weights, lv.starts)
+        for a, b, named_too in zip(named, ranked, (False, False, True, True, False), strict=True):
+            assert np.array_equal(a, names[b] if named_too else b) and a.dtype == b.dtype
         many = _as_the_kernel(c, sources)
         for j, source in enumerate(sources):
             assert np.array_equal(many[:, j], _reference(g, [int(source)])[0])
+
+
+@pytest.mark.gpu
+def test_the_sweep_laid_out_on_the_device_equals_the_hosts():
+    """Issue 68: kernel ``sweep_down``'s chunks made by CuPy from the contraction
+    (`gpu_memory.device_sweep`) are those NumPy makes from `contraction.levels`."""
+    from engine.backends import gpu_memory
+
+    rng = np.random.default_rng(68)
+    for g in (_awkward_graph(8), random_graph(rng, 3_000, 9_000, 50)):
+        for c in (contraction.contract(g, **limits) for limits in contraction.KINDS.values()):
+            lv = contraction.levels(c)
+            levels, firsts, heads, tails, weights = gpu_phast.chunks(
+                lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts
+            )
+            on_device = gpu_memory.device_sweep(c)
+            assert on_device[1] == lv.n_levels
+            expected = (levels, firsts, lv.nodes[heads], lv.nodes[tails], weights)
+            types = (np.int64, np.int64, np.int32, np.int32, np.uint32)
+            for got, want, dtype in zip(
+                on_device[:1] + on_device[2:], expected, types, strict=True
+            ):
+                assert np.array_equal(got.get(), want) and got.dtype == dtype
 
 
 @pytest.mark.gpu

@@ -55,6 +55,7 @@ from engine.contraction.cache import DISK_MIN_NODES, KINDS, of
 from engine.contraction.sweeps import (
     Levels,
     levels,
+    ranked_down,
     restricted,
     sweep,
     sweep_sizes,
@@ -76,6 +77,7 @@ __all__ = [
     "contract",
     "levels",
     "of",
+    "ranked_down",
     "restricted",
     "sweep",
     "sweep_sizes",
