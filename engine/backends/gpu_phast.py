@@ -243,6 +243,9 @@ def rows(
     if cluster is None:
         cluster = CLUSTER if clusters_available() else 0
     tables = cp.empty(groups * n * PHAST_TREES, dtype=dtype)
+    if groups:  # every distance infinite (all ones), at the memory's speed
+        stream = cp.cuda.get_current_stream().ptr
+        cp.cuda.runtime.memsetAsync(tables.data.ptr, 0xFF, tables.nbytes, stream)
     group_step, row = PHAST_TREES, groups * PHAST_TREES  # node u's rows of every group together
     marks = cp.zeros(groups * n, dtype=np.int32)
     lists = cp.empty(groups * n, dtype=np.int32)
