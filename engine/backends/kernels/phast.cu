@@ -269,6 +269,8 @@ __global__ void __launch_bounds__(PHAST_THREADS)
 // block takes a tile of PHAST_TILE columns of a group: a warp reads a column's row (its 32
 // trees) into shared memory, then the block writes each tree's PHAST_TILE entries side by
 // side (a write of 32 entries a row, one a tree, ran at a sixth of the memory's speed).
+// Neighbouring blocks take the groups of one tile, so that the rows of a column read at once
+// lie side by side (the tables interleaved).
 template <typename D>
 __global__ void phast_widen(const D* tables, long long group_step, long long row,
                             long long n_sources,
@@ -279,7 +281,7 @@ __global__ void phast_widen(const D* tables, long long group_step, long long row
     const long long groups = (n_sources + PHAST_TREES - 1) / PHAST_TREES;
     const long long tiles = (width + PHAST_TILE - 1) / PHAST_TILE;
     for (long long t = blockIdx.x; t < groups * tiles; t += gridDim.x) {
-        const long long g = t / tiles, j0 = t % tiles * PHAST_TILE;
+        const long long g = t % groups, j0 = t / groups * PHAST_TILE;
         for (int c = warp; c < PHAST_TILE && j0 + c < width; c += warps) {
             const long long r = rank[columns ? columns[j0 + c] : j0 + c];
             tile[lane][c] = tables[g * group_step + r * row + lane];
