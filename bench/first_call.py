@@ -10,7 +10,9 @@ the clock starts; then ``engine.sssp(graph, source, method=M, backend="gpu")`` r
 cProfile (a second process given the first's ``--cache`` folder reads the contraction
 from it), and its stages are timed apart: the contraction (`engine.contraction.of`), the
 cache file written, the upload and compilation (``prepare``), the search. Prints the
-stages and the profile's costliest calls by their own time and by their cumulative time.
+stages, the memory taken (the host's peak; the GPU's in use after both searches; a node's
+share of each) and the profile's costliest calls by their own time and by their cumulative
+time.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import cProfile
 import io
 import os
 import pstats
+import resource
 import sys
 import tempfile
 import time
@@ -83,6 +86,16 @@ def main_() -> int:
     for label, seconds in sorted(stages.items(), key=lambda kv: -kv[1]):
         print(f"  {label:32} {seconds:8.2f} s")
     print(f"  {'the rest':32} {total - sum(stages.values()):8.2f} s")
+    host = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    line = f"memory: host peak {host / 2**30:.1f} GiB ({host / graph.n_nodes:,.0f} B a node)"
+    if args.backend == "gpu":
+        from engine.backends import device
+
+        free, whole = device.cupy().cuda.runtime.memGetInfo()
+        used, held = whole - free, device.cupy().get_default_memory_pool().total_bytes()
+        line += (f"; GPU in use {used / 2**30:.1f} GiB ({used / graph.n_nodes:,.0f} B a "
+                 f"node), CuPy's pool {held / 2**30:.1f} GiB")  # fmt: skip
+    print(line, flush=True)
     for key in ("tottime", "cumulative"):
         text = io.StringIO()
         pstats.Stats(profile, stream=text).sort_stats(key).print_stats(args.top)
