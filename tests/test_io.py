@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine import load_graph
-from engine.graphs import dimacs, osm, roads
+from engine.graphs import dimacs, io, osm, roads
 from engine.testing import osmnx_roads
 
 from .graphs import load_shared, shared_path, write_osm_grid, write_osm_ways
@@ -897,3 +897,32 @@ def test_plain_texts_are_told_apart():
     for text in (b"a 1 2 -5\n", b"a\t1 2 5\n", b"a  1 2 5\n", b"a 1 2 5 \n", b" a 1 2 5\n",
                  b"a 1 a 5\n", b"1 2 3 a\n", b"b 1 2 5\n", b"a 1 2 5\r\n"):  # fmt: skip
         assert plain(text, b"a") is None, text
+
+
+@pytest.mark.parametrize("save", [np.savez, np.savez_compressed])
+def test_read_npz_gives_what_np_load_gives_and_checks_each_crc(tmp_path, save):
+    """`io.read_npz`: arrays read straight into place (stored) or by `np.load` (compressed),
+    equal in values, types, shapes and order; a flipped byte of an array's data refused."""
+    rng = np.random.default_rng(8)
+    arrays = {
+        "ints": rng.integers(-9, 9, 100_001),
+        "words": rng.integers(0, 2**31, (300, 7), dtype=np.uint32),
+        "fortran": np.asfortranarray(rng.random((40, 3))),
+        "empty": np.zeros((0, 5), dtype=np.int16),
+        "name": np.array("a-cache-key.npz"),
+        "flags": rng.random(77) < 0.5,
+    }
+    path = tmp_path / "a.npz"
+    save(path, **arrays)
+    got = io.read_npz(path)
+    assert got.keys() == arrays.keys()
+    for key, want in arrays.items():
+        assert got[key].dtype == want.dtype and got[key].shape == want.shape, key
+        assert np.array_equal(got[key], want), key
+        assert got[key].flags.f_contiguous == want.flags.f_contiguous, key
+    if save is np.savez:
+        data = bytearray(path.read_bytes())
+        data[data.index(arrays["words"].tobytes()[:64]) + 1000] ^= 0x01
+        path.write_bytes(bytes(data))
+        with pytest.raises(io.DAMAGED):
+            io.read_npz(path)
