@@ -6,7 +6,7 @@ roofline (issue 69).
 
 GRAPH is a PACE name (NY, BAY, COL, FLA, NE: ``random:1`` weights, from
 ``$FRONTIER_SHARED_DATA/pace16`` or ``../shared/data/pace16``) or a path. For each graph the
-whole hierarchy is made (or read from the cache folder); then `gpu_phast.rows`, from
+hierarchy is made (or read from the cache folder); then `gpu_phast.rows`, from
 ``--sources`` seeded sources to every node, the matrix kept on the GPU, is timed by CUDA
 events for each cluster size (blocks a group of trees shares) in turn, round after round,
 so that any drift of the machine falls on each alike. Each one's median is reported in

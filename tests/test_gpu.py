@@ -265,15 +265,15 @@ def test_phasts_one_tree_by_the_cores_table_equals_the_searched_core(
     spec = RunSpec(c.graph, 0, METHODS["phast"], 1, 64, None, c.graph.distance_dtype(), None,
                    contraction=c)  # fmt: skip
     assert c.n_core > 0 and spec.dtype == dtype and _gpu.tree_by_table(spec)
-    monkeypatch.setattr(_gpu, "CORE_TABLE_NODES", c.n_core - 1)
+    monkeypatch.setattr(gpu_memory, "CORE_TABLE_NODES", c.n_core - 1)
     assert not _gpu.tree_by_table(spec)
     for source in (0, 17, 2_999, int(np.flatnonzero(c.round_of < 0)[0])):  # a core node too
         reference = sssp(g, source, method="dijkstra").distances
         assert (reference == engine.UNREACHABLE).any()
         searched = sssp(g, source, method="phast", backend="gpu").distances
-        monkeypatch.setattr(_gpu, "CORE_TABLE_NODES", c.n_core)
+        monkeypatch.setattr(gpu_memory, "CORE_TABLE_NODES", c.n_core)
         by_table = sssp(g, source, method="phast", backend="gpu")
-        monkeypatch.setattr(_gpu, "CORE_TABLE_NODES", c.n_core - 1)
+        monkeypatch.setattr(gpu_memory, "CORE_TABLE_NODES", c.n_core - 1)
         np.testing.assert_array_equal(searched, reference)
         np.testing.assert_array_equal(by_table.distances, reference)
         assert by_table.counters.edges_relaxed > c.n_down

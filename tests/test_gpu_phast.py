@@ -8,7 +8,7 @@ from hypothesis import given
 
 import engine
 from engine import UNREACHABLE, contraction, many_to_many
-from engine.backends import gpu_phast
+from engine.backends import gpu_memory, gpu_phast
 
 from .graphs import RANDOM_GRAPH, property_settings, random_graph
 from .test_batch import _awkward_graph, _reference
@@ -130,7 +130,7 @@ def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
     dist, tree, counters = gpu_phast.rows(g, sources, None, cluster=cluster)
     np.testing.assert_array_equal(dist.get(), reference)
     c = gpu_phast.hierarchy(g)
-    assert c.n_core == 0 and tree is None
+    assert tree is None
     np.testing.assert_array_equal(dist.get(), contraction.trees(c, sources).T)
     assert (counters.get() == [c.graph.n_arcs + c.n_down, c.n_rounds + 1]).all()
     columns = np.array([5, 399, 0, 5])
@@ -147,13 +147,37 @@ def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
     columns = np.array([7, 8])  # another restriction replaces the one kept
     part, _, _ = gpu_phast.rows(g, sources, columns, cluster=cluster)
     np.testing.assert_array_equal(part.get(), reference[:, columns])
-    # On a contraction that leaves a core, the core's arcs are relaxed until nothing changes.
-    other = _awkward_graph(9)
-    core = contraction.contract(other)
-    assert core.n_core > 1
-    monkeypatch.setitem(contraction.cache._made[gpu_phast.KIND], other, core)
-    dist, _, _ = gpu_phast.rows(other, sources, None, cluster=cluster)
-    np.testing.assert_array_equal(dist.get(), _reference(other, sources))
+    # A core larger than a table takes is relaxed by each group until nothing changes.
+    assert c.n_core > 1
+    monkeypatch.setattr(gpu_memory, "CORE_TABLE_NODES", c.n_core - 1)
+    dist, _, _ = gpu_phast.rows(g, sources, None, cluster=cluster)
+    np.testing.assert_array_equal(dist.get(), reference)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    ("max_weight", "sums"), [(50, np.uint32), (1_000_000, np.uint64), (2**31, np.uint64)]
+)
+def test_the_core_by_its_table_equals_the_core_by_rounds(max_weight, sums, monkeypatch):
+    """Kernel ``phast_core`` on a core of hundreds of nodes (tiles of 64 and a short last
+    one) and 70 trees (three groups, the last short), sources in the core, unreachable
+    parts: its sums at 32 bits; at 64 for 32-bit distances whose graph's bound passes 2^31;
+    and 64-bit distances."""
+    rng = np.random.default_rng(5)
+    g = random_graph(np.random.default_rng(5), 3_000, 9_000, max_weight=max_weight)
+    c = gpu_phast.hierarchy(g)
+    assert 64 < c.n_core <= gpu_memory.CORE_TABLE_NODES and c.n_core % 64
+    assert (g.candidate_bound() < gpu_phast.HALF_32) == (sums == np.uint32)
+    assert c.graph.distance_dtype() == (np.uint64 if max_weight == 2**31 else np.uint32)
+    in_core = np.flatnonzero(c.round_of < 0)[:10]
+    sources = np.concatenate([rng.choice(3_000, 60, replace=False), in_core])
+    reference = _reference(g, sources)
+    assert (reference == UNREACHABLE).any()
+    by_table = gpu_phast.rows(g, sources, None)[0].get()
+    monkeypatch.setattr(gpu_memory, "CORE_TABLE_NODES", 0)
+    by_rounds = gpu_phast.rows(g, sources, None)[0].get()
+    np.testing.assert_array_equal(by_table, reference)
+    np.testing.assert_array_equal(by_rounds, reference)
 
 
 @pytest.mark.gpu
@@ -191,4 +215,5 @@ def test_a_trees_bytes_by_the_layout_and_at_least():
     heads = np.count_nonzero(np.diff(lv.down_ptr))
     arcs = 12 * (down + heads) / 32
     assert moved["floor"] == 4 * n + 8 * n + arcs  # 32-bit distances here
-    assert moved["layout"] == 4 * (n + 2 * heads + down) + arcs + 12 * n > moved["floor"]
+    core = 16 * gpu_phast.hierarchy(g).n_core  # read and written, then copied
+    assert moved["layout"] == 4 * (n + 2 * heads + down) + core + arcs + 12 * n > moved["floor"]

@@ -103,6 +103,9 @@ ASYNC_MAX_BLOCKS = 1024
 #: PHAST's many trees (kernels/phast.cu): trees of a group (a warp's lanes), threads of a
 #: block, and the columns of a tile of its int64 matrix (kernel ``phast_widen``).
 PHAST_TREES, PHAST_BLOCK, PHAST_TILE = 32, 512, 128
+#: PHAST's core by its table (kernel ``phast_core``): a block's tile of core nodes by trees,
+#: and the core nodes it reads through shared memory at a time.
+CORE_TILE, CORE_STEP = 64, 32
 
 #: Bytes of an arc in the kernels' arc table (``Arc``: head, weight, head's arc range).
 ARC_BYTES = 16
@@ -225,6 +228,8 @@ def header() -> str:
         "PHAST_TREES": PHAST_TREES,
         "PHAST_THREADS": PHAST_BLOCK,
         "PHAST_TILE": PHAST_TILE,
+        "CORE_TILE": CORE_TILE,
+        "CORE_STEP": CORE_STEP,
         "ARC_BYTES": ARC_BYTES,
         "ENTRY_BYTES": ENTRY.itemsize,
         "RING_ENTRY_BYTES": RING_ENTRY_BYTES,

@@ -26,10 +26,10 @@ would hand over, or a GPU without clusters, runs the synchronous twin recorded b
 instead, from which the recording by phase is made as on the CPU.
 
 ``phast``'s one tree, not recorded, on a hierarchy whose core takes a table of every pair
-(`CORE_TABLE_NODES`), is one cooperative launch of ``phast_tree`` (`phast_tree`): the climb
-from the source level by level in one block, the core from the table, the sweep down, the
-distances into the host's memory. Otherwise it searches like ``near_far_async``, one band,
-and sweeps (``sweep_down``) as ``near_far_core`` does.
+(`gpu_memory.CORE_TABLE_NODES`), is one cooperative launch of ``phast_tree``
+(`phast_tree`): the climb from the source level by level in one block, the core from the
+table, the sweep down, the distances into the host's memory. Otherwise it searches like
+``near_far_async``, one band, and sweeps (``sweep_down``) as ``near_far_core`` does.
 """
 
 from __future__ import annotations
@@ -106,11 +106,6 @@ ASYNC_SUB, ASYNC_SUB_WIDTH, HELD_CAPACITY = 4, 4, 8192
 #: A cluster batch ends once the frontier exceeds CLUSTER_MAX entries; a grid batch ends once
 #: it falls below GRID_MIN (decisions/0006 has the measurements behind both).
 CLUSTER_MAX, GRID_MIN = 8192, 2048
-#: Method phast's one tree takes its core's distances from a table of every pair (kernel
-#: ``phast_tree``) where the core has at most this many nodes (a table of 256 MB at 32 bits,
-#: made once by Floyd and Warshall: PACE NE's 4,082 nodes in 0.2 s on an H200, this many
-#: about eight times that); a larger core is searched (the 16M-node city's 340,331).
-CORE_TABLE_NODES = 8192
 
 
 def prepare(graph: CSRGraph, spec: RunSpec) -> float:
@@ -142,12 +137,12 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
 
 def tree_by_table(spec: RunSpec) -> bool:
     """Whether kernel ``phast_tree`` makes the tree of ``spec``: method phast's one tree,
-    not recorded, on a hierarchy whose core takes a table (`CORE_TABLE_NODES`)."""
+    not recorded, on a hierarchy whose core takes a table (`gpu_memory.CORE_TABLE_NODES`)."""
     c = spec.contraction
     return (
         spec.method.contraction == "hierarchy"
         and spec.recording is None
-        and c.n_core <= CORE_TABLE_NODES
+        and c.n_core <= gpu_memory.CORE_TABLE_NODES
     )
 
 

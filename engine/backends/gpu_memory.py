@@ -24,6 +24,13 @@ _climbs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _steps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
+#: A core of at most this many nodes takes a table of every pair (`core_table`: 256 MB at 32
+#: bits, made once by Floyd and Warshall: PACE NE's 4,082 nodes in 0.2 s on an H200, this
+#: many about eight times that), from which method phast's one tree (kernel ``phast_tree``)
+#: and many trees (kernel ``phast_core``) take the core's distances; a larger core is
+#: searched (the 16M-node city's 340,331).
+CORE_TABLE_NODES = 8192
+
 
 class DeviceGraph:
     def __init__(self, graph: CSRGraph):

@@ -1,15 +1,20 @@
 """Launcher of PHAST's many-trees kernel (engine/backends/kernels/phast.cu) through CuPy.
 
-A launch makes the trees of a chunk of sources on the graph's whole contraction hierarchy
-(`engine.contraction.of` of kind ``whole``, laid out by `engine.contraction.levels`,
-its arcs up by tail (`pushes`) and its arcs down in `chunks`, uploaded once): a group of
-`PHAST_TREES` trees (a warp's lanes) has a row a node, the groups' rows of a node side by
-side; kernel ``phast_many`` makes each group's search up from the bottom level up in a
-cluster of blocks (a block on GPUs without clusters), pushing from the nodes the sources
-reach only; then ``phast_sweep``, one cooperative launch, sweeps every group from the top
-level down, a level's chunks and groups shared by the whole grid (decision 0109). Kernel
-``phast_widen`` then writes the matrix `many_to_many` keeps: a row a source, ``int64``, in
-node order. Its NumPy twin is `engine.contraction.trees`.
+A launch makes the trees of a chunk of sources on the graph's contraction hierarchy
+(`engine.contraction.of` of kind ``hierarchy``, the one of method phast's one tree: its top
+left as a core; laid out by `engine.contraction.levels`, its arcs up by tail (`pushes`) and
+its arcs down in `chunks`, uploaded once): a group of `PHAST_TREES` trees (a warp's lanes)
+has a row a node, the groups' rows of a node side by side; kernel ``phast_many`` makes each
+group's search up from the bottom level up to the core in a cluster of blocks (a block on
+GPUs without clusters), pushing from the nodes the sources reach only. The core's distances
+come, for every tree at once, from its table of every pair (`gpu_memory.core_table`, where
+the core has at most `gpu_memory.CORE_TABLE_NODES` nodes): kernel ``phast_core``, a product
+of the searches' rows of the core by the table in the (min, +) semiring; a larger core (the
+16M-node city's) is relaxed by each group's cluster until nothing changes. Then
+``phast_sweep``, one cooperative launch, sweeps every group from the core down, a level's
+chunks and groups shared by the whole grid (decision 0109). Kernel ``phast_widen`` then
+writes the matrix `many_to_many` keeps: a row a source, ``int64``, in node order. Its NumPy
+twin is `engine.contraction.trees`.
 
 The same calls as `engine.backends.gpu_many` (`store_of`, `row_bytes`, `rows`), so that
 `engine.studies.batch` runs either kernel.
@@ -25,7 +30,8 @@ import numpy as np
 
 from engine import contraction
 from engine.backends import device as _backend
-from engine.backends.contract import PHAST_BLOCK, PHAST_TILE, PHAST_TREES
+from engine.backends import gpu_memory
+from engine.backends.contract import CORE_TILE, PHAST_BLOCK, PHAST_TILE, PHAST_TREES
 from engine.backends.gpu_kernels import clusters_available
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 
@@ -44,17 +50,22 @@ FILL = 32 * PHAST_TREES
 #: The row store: 32- or 64-bit distances as the hierarchy's bound needs.
 STORE = "phast"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "u64"}
+#: Kernel ``phast_core`` takes its sums at 32 bits where every distance of the graph lies
+#: below this (a term clamped to it is none), else at 64.
+HALF_32 = 2**31 - 1
 
 _uploads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _restricted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @functools.cache
-def _function(name: str, dtype: np.dtype, cluster: int = 0):
-    """Kernel ``name`` for distances of ``dtype`` (and, for ``phast_many_cluster``, clusters
-    of ``cluster`` blocks), compiled once; ``phast_sweep`` launched cooperatively."""
-    args = [_TYPES[np.dtype(dtype)]] + ([str(cluster)] if cluster else [])
+def _function(name: str, *template):
+    """Kernel ``name`` of the template arguments ``template`` (dtypes of distances, and,
+    for ``phast_many_cluster``, its clusters' blocks), compiled once; ``phast_sweep``
+    launched cooperatively."""
+    args = [_TYPES[a] if isinstance(a, np.dtype) else str(a) for a in template]
     full = f"{name}<{', '.join(args)}>"
+    cluster = template[1] if name == "phast_many_cluster" else 0
     module = _backend.kernel_module(KERNEL_FILE, (full,), cooperative=name == "phast_sweep")
     kernel = module.get_function(full)
     if cluster > 8:
@@ -62,13 +73,14 @@ def _function(name: str, dtype: np.dtype, cluster: int = 0):
     return kernel
 
 
-#: The contraction the kernel sweeps (`engine.contraction.KINDS`): every node contracted.
-KIND = "whole"
+#: The contraction the kernel sweeps (`engine.contraction.KINDS`): its top left as a core,
+#: taken from a table (decision 0111).
+KIND = "hierarchy"
 
 
 def hierarchy(graph: CSRGraph) -> contraction.Contraction:
-    """``graph``'s whole contraction hierarchy (`KIND`), made once (on the GPU where it has
-    the memory) and kept in the cache folder for large graphs."""
+    """``graph``'s contraction hierarchy (`KIND`), made once (on the GPU where it has the
+    memory) and kept in the cache folder for large graphs."""
     return contraction.of(graph, KIND, xp=_backend.contraction_module)
 
 
@@ -78,10 +90,12 @@ def store_of(graph: CSRGraph, parents: bool) -> str | None:
 
 
 def row_bytes(graph: CSRGraph, n_columns: int | None, store: str) -> int:
-    """Device bytes of one source's results: its row of a table (64-bit at most), its share
-    of its group's marks and lists, and its ``int64`` distances."""
+    """Device bytes of one source's results: its row of a table (64-bit at most) and of the
+    core's product (`gpu_memory.CORE_TABLE_NODES` at most), its share of its group's marks
+    and lists, and its ``int64`` distances."""
     width = graph.n_nodes if n_columns is None else n_columns
-    return 8 * graph.n_nodes + 8 * graph.n_nodes // PHAST_TREES + 8 * width
+    core = 8 * min(graph.n_nodes, gpu_memory.CORE_TABLE_NODES)
+    return 8 * graph.n_nodes + core + 8 * graph.n_nodes // PHAST_TREES + 8 * width
 
 
 def chunks(ptr, tails, weights, starts, *, names=None, xp=np) -> tuple:
@@ -152,19 +166,22 @@ def traffic(graph: CSRGraph) -> dict[str, float]:
 
     A group of `PHAST_TREES` trees has a table of a row a node (`PHAST_TREES` distances):
     its kernel fills it, then reads, for each node of a level with arcs down, its own row
-    and its tails' rows and writes its row, with the arcs read once a group; `phast_widen`
-    reads the table and writes the ``int64`` matrix. ``layout``: all of it with no reuse in
-    a cache (the search up, a few thousand nodes, left out). ``floor``: each distance
-    written once in the table and once in the matrix, and the arcs read once a group.
+    and its tails' rows and writes its row, with the arcs read once a group; `phast_core`
+    reads the core's rows and writes them again (by way of a copy); `phast_widen` reads the
+    table and writes the ``int64`` matrix. ``layout``: all of it with no reuse in a cache
+    (the search up, a few thousand nodes, and the core's table, read once a tile of trees,
+    left out). ``floor``: each distance written once in the table and once in the matrix,
+    and the arcs read once a group.
     """
     c = hierarchy(graph)
     lv = contraction.levels(c)
     n, item = graph.n_nodes, np.dtype(c.graph.distance_dtype()).itemsize
+    core = 4 * item * c.n_core if c.n_core <= gpu_memory.CORE_TABLE_NODES else 0
     down = int(lv.down_tails.size)
     heads = int(np.count_nonzero(np.diff(lv.down_ptr)))
     arcs = 12 * (down + heads) / PHAST_TREES  # tails, heads and weights, own arcs too
     return {
-        "layout": item * (n + heads + down + heads) + arcs + item * n + 8 * n,
+        "layout": item * (n + heads + down + heads) + core + arcs + item * n + 8 * n,
         "floor": item * n + 8 * n + arcs,
     }
 
@@ -250,17 +267,29 @@ def rows(
     marks = cp.zeros(groups * n, dtype=np.int32)
     lists = cp.empty(groups * n, dtype=np.int32)
     counts = cp.zeros(groups * n_levels, dtype=np.uint32)
-    changed = cp.zeros(max(groups, 1), dtype=np.int32)
     ranked = rank[cp.asarray(np.asarray(sources, dtype=np.int64))]
+    k = c.n_core
+    by_table = 0 < k <= gpu_memory.CORE_TABLE_NODES
     if groups:
         name = "phast_many_cluster" if cluster else "phast_many"
-        args = (np.int64(n), np.int32(n_levels), *arrays[:-5], ranked, np.int64(m), tables,
-                marks, lists, counts, changed, np.int64(group_step), np.int64(row))  # fmt: skip
-        _function(name, dtype, cluster)((groups * max(cluster, 1),), (PHAST_BLOCK,), args)
+        args = (np.int64(n), np.int32(n_levels), *arrays[:5], ranked, np.int64(m), tables,
+                marks, lists, counts, np.int64(group_step), np.int64(row))  # fmt: skip
+        template = (dtype, cluster) if cluster else (dtype,)
+        _function(name, *template)((groups * max(cluster, 1),), (PHAST_BLOCK,), args)
+        if by_table:  # the core's rows: the searches' rows times the table, (min, +)
+            core = cp.empty(k * row, dtype=dtype)
+            sums = np.dtype(np.uint32 if graph.candidate_bound() < HALF_32 else np.uint64)
+            _function("phast_core", dtype, sums)(
+                (-(-row // CORE_TILE), -(-k // CORE_TILE)), (256,),
+                (gpu_memory.core_table(c, dtype), tables, core, np.int64(k), np.int64(row)),
+            )  # fmt: skip
+            tables[: k * row] = core
         sweep = _function("phast_sweep", dtype)
         grid = _backend.multiprocessor_count() * _backend.resident_blocks(sweep, PHAST_BLOCK)
+        rounds = 0 < k and not by_table  # a core that no table takes: the grid's rounds
         sweep((grid,), (PHAST_BLOCK,), (np.int32(n_levels), *arrays[-5:], tables,
-              np.int64(groups), np.int64(group_step), np.int64(row)))  # fmt: skip
+              np.int64(groups), np.int64(group_step), np.int64(row), np.int32(rounds),
+              *arrays[5:10], cp.zeros(1, dtype=np.int32)))  # fmt: skip
     width = n if columns is None else len(columns)
     direct = into is not None and into.shape == (m, width)
     dist = into if direct else cp.empty((m, width), dtype=np.int64)

@@ -154,21 +154,13 @@ def load(args, spec):
     )
 
 
-def contract_for(args, graph, methods, *, matrix: bool = False) -> None:
+def contract_for(args, graph, methods) -> None:
     """Make ``graph``'s contractions now, with a line of progress at most every half
-    second, when ``methods`` search them (their matrices with ``matrix``, on
-    ``args.backend``): a core (PACE NE takes seconds) or a hierarchy (hundreds of rounds);
-    later runs read them from the cache."""
-    from engine.studies.batch import searched_kind
-
-    kinds = dict.fromkeys(
-        searched_kind(graph, m, args.backend) if matrix else _validate.method(m).contraction
-        for m in methods
-    )
+    second, when ``methods`` search them (one tree or many): a core (PACE NE takes seconds)
+    or a hierarchy (hundreds of rounds); later runs read them from the cache."""
+    kinds = dict.fromkeys(_validate.method(m).contraction for m in methods)
     for kind in filter(None, kinds):
-        what = {"core": "contraction core", "hierarchy": "contraction hierarchy"}.get(
-            kind, f"{kind} contraction hierarchy"
-        )
+        what = {"core": "contraction core", "hierarchy": "contraction hierarchy"}[kind]
         shown = [0.0]
 
         def line(r: int, left: int, what=what, shown=shown) -> None:

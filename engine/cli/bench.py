@@ -72,7 +72,7 @@ def run(args) -> int:
     rows = []
     for spec in args.graphs:
         graph = opts.load(args, spec)
-        opts.contract_for(args, graph, methods, matrix=bool(args.batch_queries))
+        opts.contract_for(args, graph, methods)
         if args.batch_queries:
             rows += benchmark_batch(
                 graph, queries=args.batch_queries, methods=methods, backend=args.backend,

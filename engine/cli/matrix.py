@@ -109,7 +109,7 @@ def _run(args, client) -> int:
     options = dict(method=args.method, backend=args.backend, delta=args.delta,
                    batch_size=args.batch, memory_bytes=args.memory_mb and args.memory_mb * 2**20,
                    predecessors=args.predecessors)  # fmt: skip
-    opts.contract_for(args, graph, [args.method], matrix=True)
+    opts.contract_for(args, graph, [args.method])
     ref = client and opts.spread(client, args, graph)
     bar = tqdm(total=len(sources), unit="tree", file=sys.stderr, desc="matrix")
     options["on_chunk"] = lambda rows, _d: bar.update(len(rows))

@@ -28,9 +28,10 @@ hierarchy's query); `sweep` then gives each contracted node, last round first, t
 ``d(a) + w(a → x)`` over its arcs down. Method ``near_far_core`` runs Near-Far this way.
 
 With no degree limit the rounds go on to a *hierarchy* (`KINDS`, `of`): PHAST's (method
-``phast``), whose top is kept as a small core for one tree, or *whole*, every node
-contracted, for many trees at once. `levels` lays a contraction out by level for those, and
-`trees` is the NumPy twin of the GPU's many-trees kernel (decisions/0090, 0091).
+``phast``, one tree and many), whose dense top is kept as a small core, or *whole*, every
+node contracted (measured beside it by ``bench/hierarchy.py``; decision 0111). `levels` lays
+a contraction out by level for those, and `trees` is the NumPy twin of the GPU's many-trees
+kernel (decisions/0090, 0091).
 
 Every round is array passes over all the arcs (sorts, binary searches, counts), written for
 an array module: NumPy on one CPU core, or CuPy on the GPU (``xp``), with the same result.

@@ -102,18 +102,6 @@ def plan(graph: CSRGraph, method: str, backend: str) -> tuple[str, bool]:
     return resolved, resolved == "gpu" and spec.batched
 
 
-def searched_kind(graph: CSRGraph, method: str, backend: str = "auto") -> str:
-    """The kind of contraction (`engine.contraction.KINDS`) a matrix of ``method`` searches,
-    empty for the graph itself: PHAST's batched GPU kernel sweeps the whole hierarchy, its
-    searches one tree at a time the hierarchy with a core on top."""
-    spec = _validate.method(method)
-    if spec.name == "phast" and plan(graph, method, backend)[1]:
-        from engine.backends.gpu_phast import KIND
-
-        return KIND
-    return spec.contraction
-
-
 def matrix_nodes(graph: CSRGraph, sources, targets) -> tuple[np.ndarray, np.ndarray]:
     """The CSR indices of a matrix's rows (``sources``) and columns (``targets``; every node
     when None), checked."""

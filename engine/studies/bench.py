@@ -244,7 +244,7 @@ def benchmark_batch(
     tree's time includes. ``phast`` kept on the GPU is set against the memory's speed
     (`roofline`).
     """
-    from engine.studies.batch import default_workers, many_to_many, searched_kind
+    from engine.studies.batch import default_workers, many_to_many
 
     say = progress or (lambda _line: None)
     starts = np.sort(seeded_sources(graph, queries, seed))
@@ -256,7 +256,7 @@ def benchmark_batch(
     for method in methods:
         options = dict(method=method, backend=backend, delta=delta, batch_size=batch_size)
         say(f"{graph.name}: {method}, {repeats} × {len(starts):,} trees")
-        kind = searched_kind(graph, method, backend)
+        kind = METHODS[method].contraction
         made = contraction.of(graph, kind, xp=_backend.contraction_module) if kind else None
         warm = many_to_many(graph, starts[:8], **options)
         batched = warm.backend == "gpu" and METHODS[warm.method].batched

@@ -103,6 +103,8 @@ enum {
 #define PHAST_TREES 32
 #define PHAST_THREADS 512
 #define PHAST_TILE 128
+#define CORE_TILE 64
+#define CORE_STEP 32
 #define ARC_BYTES 16
 #define ENTRY_BYTES 12
 #define RING_ENTRY_BYTES 16

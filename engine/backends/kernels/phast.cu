@@ -106,31 +106,14 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
     return fell;
 }
 
-// The chunks c0..c1 of a group's table, a warp's chunk at a time; true where a distance fell.
-template <typename D>
-__device__ __forceinline__ bool phast_chunks(D* table, long long row, long long c0, long long c1,
-                                             const long long* __restrict__ chunks,
-                                             const int* __restrict__ heads,
-                                             const int* __restrict__ tails,
-                                             const unsigned* __restrict__ weights,
-                                             long long warp, long long warps, int lane) {
-    bool fell = false;
-    for (long long c = c0 + warp; c < c1; c += warps)
-        fell |= phast_chunk(table, row, c, chunks, heads, tails, weights, lane);
-    return fell;
-}
-
-#define PHAST_PARAMS                                                                            \
-    long long n, int levels, const long long *starts, const int *level_of,                    \
-        const long long *out_ptr, const int *out_heads, const unsigned *out_weights,            \
-        const long long *up_levels, const long long *up_chunks, const int *up_heads,            \
-        const int *up_tails, const unsigned *up_weights, const long long *sources,              \
-        long long n_sources, D *tables, int *marks, int *lists, unsigned *counts, int *changed, \
-        long long group_step, long long row
-#define PHAST_ARGS                                                                              \
-    n, levels, starts, level_of, out_ptr, out_heads, out_weights, up_levels, up_chunks,         \
-        up_heads, up_tails, up_weights, sources, n_sources, tables, marks, lists, counts,        \
-        changed, group_step, row
+#define PHAST_PARAMS                                                                         \
+    long long n, int levels, const long long *starts, const int *level_of,                 \
+        const long long *out_ptr, const int *out_heads, const unsigned *out_weights,         \
+        const long long *sources, long long n_sources, D *tables, int *marks, int *lists,    \
+        unsigned *counts, long long group_step, long long row
+#define PHAST_ARGS                                                                           \
+    n, levels, starts, level_of, out_ptr, out_heads, out_weights, sources, n_sources, tables, \
+        marks, lists, counts, group_step, row
 
 // The search up from the `count` nodes of `list`: each pushes its row along its arcs up
 // (`out_*`, by tail) and lists each head it reaches first (`marks`) under the head's level
@@ -178,9 +161,9 @@ __device__ __forceinline__ void phast_push(D* table, long long row, const int* l
 // here by a cluster a group it took 2.6 of this kernel's 8.1 ms on NE, decision 0110). Level l
 // is ranks starts[l]..starts[l + 1] (level 0 the core, maybe empty; `levels` of them;
 // `level_of` each rank's). The search up pushes along `out_*` (the arcs up by tail) with a
-// group's `marks`, `lists` and `counts` (n, n and `levels` words a group, zero); the core's
-// arcs in are the chunks up_levels[0]..[1] of `up_*`. `changed`: a word a group, for the
-// core's rounds.
+// group's `marks`, `lists` and `counts` (n, n and `levels` words a group, zero), up to the
+// core: kernel `phast_core` takes the core's distances from its table of every pair, or
+// `phast_sweep` relaxes its arcs until nothing changes.
 template <typename D, typename S>
 __device__ void phast_trees(PHAST_PARAMS) {
     const unsigned group = S::group();
@@ -201,25 +184,14 @@ __device__ void phast_trees(PHAST_PARAMS) {
         }
     }
     S::sync();
-    // Up: the bottom level first; a node's arcs up lead to higher levels (the core's, level
-    // 0, are its rounds below).
+    // Up: the bottom level first; a node's arcs up lead to higher levels (to the core, level
+    // 0, at the last).
     for (int l = levels - 1; l >= 1; --l) {
         const long long count = __ldcg(&my_counts[l]);
         if (count)
             phast_push(table, row, my_lists + starts[l], count, out_ptr, out_heads, out_weights,
                        level_of, starts, my_marks, my_lists, my_counts, warp, warps, lane);
         S::sync();
-    }
-    // The core, if any: its arcs in, until no distance falls.
-    for (int round = 1; starts[1] > 0; ++round) {
-        if (phast_chunks(table, row, up_levels[0], up_levels[1], up_chunks, up_heads, up_tails,
-                         up_weights, warp, warps, lane))
-            atomicMax(&changed[group], round);
-        __threadfence();
-        S::sync();
-        const bool again = __ldcg(&changed[group]) == round;
-        S::sync();  // every block has read the word before the next round writes it
-        if (!again) break;
     }
 }
 
@@ -241,18 +213,36 @@ __global__ void __launch_bounds__(PHAST_THREADS) __cluster_dims__(C, 1, 1)
 // The sweep down of every group at once (the groups' tables interleaved: node u's row of
 // group g at tables + (u * groups + g) * PHAST_TREES, `row` = groups * PHAST_TREES), after
 // `phast_many` has made their searches up: the arcs down into level l are the chunks
-// down_levels[l]..[l + 1] of `down_*`; a level's (chunk, group) pairs
-// shared by the grid's warps, the groups of a chunk side by side, so that the rows of a tail
-// read at once lie in one run of memory; the grid's barrier between levels (a cooperative
-// launch).
+// down_levels[l]..[l + 1] of `down_*`; a level's (chunk, group) pairs shared by the grid's
+// warps, the groups of a chunk side by side, so that the rows of a tail read at once lie in
+// one run of memory; the grid's barrier between levels (a cooperative launch). Where
+// `core_rounds`, the core (level 0, too large for a table) first: its arcs in (the chunks
+// up_levels[0]..[1] of `up_*`) relaxed the same way, every group at once, round after round
+// until no distance falls (`changed`: a word, zero, the last round in which one fell).
 template <typename D>
 __global__ void __launch_bounds__(PHAST_THREADS)
     phast_sweep(int levels, const long long* down_levels, const long long* down_chunks,
                 const int* down_heads, const int* down_tails, const unsigned* down_weights,
-                D* tables, long long groups, long long group_step, long long row) {
+                D* tables, long long groups, long long group_step, long long row,
+                int core_rounds, const long long* up_levels, const long long* up_chunks,
+                const int* up_heads, const int* up_tails, const unsigned* up_weights,
+                int* changed) {
     const int lane = threadIdx.x % 32;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const long long warps = (long long)gridDim.x * blockDim.x / 32;
+    for (int round = 1; core_rounds; ++round) {
+        const long long c0 = up_levels[0], tasks = (up_levels[1] - c0) * groups;
+        bool fell = false;
+        for (long long t = warp; t < tasks; t += warps) {
+            const long long g = t % groups;
+            fell |= phast_chunk(tables + g * group_step, row, c0 + t / groups, up_chunks,
+                                up_heads, up_tails, up_weights, lane);
+        }
+        if (__any_sync(0xffffffffu, fell) && lane == 0) atomicMax(changed, round);
+        cg::this_grid().sync();
+        // A warp a round ahead has seen this round's word, so a later round's is as good.
+        if (__ldcg(changed) < round) break;
+    }
     for (int l = 1; l < levels; ++l) {
         const long long c0 = down_levels[l], tasks = (down_levels[l + 1] - c0) * groups;
         for (long long t = warp; t < tasks; t += warps) {
@@ -262,6 +252,84 @@ __global__ void __launch_bounds__(PHAST_THREADS)
         }
         cg::this_grid().sync();
     }
+}
+
+// a + b or c, the least (Hopper's DPX instruction for 32 bits).
+__device__ __forceinline__ unsigned add_min(unsigned a, unsigned b, unsigned c) {
+#if __CUDA_ARCH__ >= 900
+    return __viaddmin_u32(a, b, c);
+#else
+    return min(a + b, c);
+#endif
+}
+__device__ __forceinline__ u64 add_min(u64 a, u64 b, u64 c) { return min(a + b, c); }
+
+// The core's distances of every tree from the core's table of every pair (`table`, k × k:
+// table[e * k + v] the distance from core rank e to v, `gpu_memory.core_table`), after the
+// searches up: core rank e's row of the tables, x[e] (the first k rows, `width` trees a row),
+// holds the least path up from each source to it from below (0 at a source of the core), so
+// core rank v's distance is the least over e of x[e] + table[e][v]: a product in the (min, +)
+// semiring, written to `y` (k × width). A block takes a tile of CORE_TILE ranks by CORE_TILE
+// trees, CORE_STEP ranks e at a time through shared memory, 4 × 4 of them a thread; a step
+// whose trees are all unreached (most are, where the core is entered at few nodes) is skipped.
+// Sums are taken in A, each term clamped to A's half (the launcher picks A so that every
+// distance of the graph lies below it): a sum that reaches the half is none.
+template <typename D, typename A>
+__device__ __forceinline__ A clamped(D d) {
+    constexpr A HALF = (A)~(A)0 >> 1;
+    return d == inf_of<D>() ? HALF : min((A)d, HALF);
+}
+template <typename D, typename A>
+__global__ void __launch_bounds__(256)
+    phast_core(const D* __restrict__ table, const D* __restrict__ x, D* __restrict__ y,
+               long long k, long long width) {
+    constexpr A HALF = (A)~(A)0 >> 1;
+    __shared__ A ts[CORE_STEP][CORE_TILE];
+    __shared__ A xs[CORE_STEP][CORE_TILE];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long v0 = (long long)blockIdx.y * CORE_TILE, j0 = (long long)blockIdx.x * CORE_TILE;
+    A acc[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[i][j] = HALF;
+    for (long long e0 = 0; e0 < k; e0 += CORE_STEP) {
+        int any = 0;
+        for (int i = threadIdx.x; i < CORE_STEP * CORE_TILE; i += blockDim.x) {
+            const int e = i / CORE_TILE, j = i % CORE_TILE;
+            A b = HALF;
+            if (e0 + e < k && j0 + j < width) b = clamped<D, A>(x[(e0 + e) * width + j0 + j]);
+            xs[e][j] = b;
+            any |= b < HALF;
+        }
+        if (!__syncthreads_or(any)) continue;
+        for (int i = threadIdx.x; i < CORE_STEP * CORE_TILE; i += blockDim.x) {
+            const int e = i / CORE_TILE, v = i % CORE_TILE;
+            ts[e][v] = e0 + e < k && v0 + v < k ? clamped<D, A>(table[(e0 + e) * k + v0 + v]) : HALF;
+        }
+        __syncthreads();
+#pragma unroll 8
+        for (int e = 0; e < CORE_STEP; ++e) {
+            A a[4], b[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                a[i] = ts[e][ty + 16 * i];
+                b[i] = xs[e][tx + 16 * i];
+            }
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) acc[i][j] = add_min(a[i], b[j], acc[i][j]);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const long long v = v0 + ty + 16 * i, t = j0 + tx + 16 * j;
+            if (v < k && t < width) y[v * width + t] = acc[i][j] >= HALF ? inf_of<D>() : (D)acc[i][j];
+        }
 }
 
 // The trees' distances to the nodes `columns` (`width` of them; every node, by rank `rank`,
