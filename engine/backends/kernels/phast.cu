@@ -50,16 +50,12 @@ struct ClusterSync {
 // Chunk c (`chunks`: each chunk's first arc, and one more) of a group's table (a row of
 // PHAST_TREES distances a node, `row` apart): each head's row becomes the least d(tail) + w
 // over its arcs, its own row (the arc from itself) among them; true where a distance fell.
-// With the group's `marks` (a word a node, nonzero where its search up reached it), a head's
-// own row is read only where marked, being infinite elsewhere (most nodes: a word read in
-// place of a 128-byte row).
 template <typename D>
 __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c,
                                             const long long* __restrict__ chunks,
                                             const int* __restrict__ heads,
                                             const int* __restrict__ tails,
-                                            const unsigned* __restrict__ weights,
-                                            const int* __restrict__ marks, int lane) {
+                                            const unsigned* __restrict__ weights, int lane) {
     const D INF = inf_of<D>();
     const unsigned ALL = 0xffffffffu;
     bool fell = false;
@@ -70,12 +66,10 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
         const int len = (int)min(32LL, a1 - s);
         int t = 0, h = -1;
         unsigned w = 0;
-        bool read = false;
         if (lane < len) {
             t = __ldg(&tails[s + lane]);
             h = __ldg(&heads[s + lane]);
             w = __ldg(&weights[s + lane]);
-            read = t != h || marks == nullptr || __ldg(&marks[h]) != 0;
         }
         for (int j0 = 0; j0 < len; j0 += PHAST_GATHER) {
             D d[PHAST_GATHER];
@@ -85,10 +79,9 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
             for (int j = 0; j < PHAST_GATHER; ++j) {
                 const int at = (j0 + j) & 31;
                 const int tj = __shfl_sync(ALL, t, at);
-                const bool rj = __shfl_sync(ALL, read, at);
                 hj[j] = __shfl_sync(ALL, h, at);
                 wj[j] = __shfl_sync(ALL, w, at);
-                d[j] = j0 + j < len && rj ? __ldcg(&table[(long long)tj * row + lane]) : INF;
+                d[j] = j0 + j < len ? __ldcg(&table[(long long)tj * row + lane]) : INF;
             }
 #pragma unroll
             for (int j = 0; j < PHAST_GATHER; ++j) {
@@ -233,7 +226,7 @@ __global__ void __launch_bounds__(PHAST_THREADS)
                 D* tables, long long groups, long long group_step, long long row,
                 int core_rounds, const long long* up_levels, const long long* up_chunks,
                 const int* up_heads, const int* up_tails, const unsigned* up_weights,
-                int* changed, const int* marks, long long n) {
+                int* changed) {
     const int lane = threadIdx.x % 32;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const long long warps = (long long)gridDim.x * blockDim.x / 32;
@@ -243,7 +236,7 @@ __global__ void __launch_bounds__(PHAST_THREADS)
         for (long long t = warp; t < tasks; t += warps) {
             const long long g = t % groups;
             fell |= phast_chunk(tables + g * group_step, row, c0 + t / groups, up_chunks,
-                                up_heads, up_tails, up_weights, (const int*)nullptr, lane);
+                                up_heads, up_tails, up_weights, lane);
         }
         if (__any_sync(0xffffffffu, fell) && lane == 0) atomicMax(changed, round);
         cg::this_grid().sync();
@@ -255,7 +248,7 @@ __global__ void __launch_bounds__(PHAST_THREADS)
         for (long long t = warp; t < tasks; t += warps) {
             const long long g = t % groups;
             phast_chunk(tables + g * group_step, row, c0 + t / groups, down_chunks, down_heads,
-                        down_tails, down_weights, marks ? marks + g * n : nullptr, lane);
+                        down_tails, down_weights, lane);
         }
         cg::this_grid().sync();
     }
