@@ -1,8 +1,9 @@
-// PHAST's many trees (Delling et al., IPDPS 2011; engine/backends/gpu_phast.py): on a whole
-// contraction hierarchy (engine/contraction.py, every node contracted), each tree is a search
-// up the hierarchy from its source, then a sweep down it, the top level first, giving each
-// node the least d(a) + w over its arcs down. Nodes are numbered by rank: the top level first
-// (a core left by the contraction, if any: relaxed until nothing changes, as Bellman-Ford),
+// PHAST's many trees (Delling et al., IPDPS 2011; engine/backends/gpu_phast.py): on a
+// contraction hierarchy (engine/contraction, its dense top left as a core), each tree is a
+// search up the hierarchy from its source to the core, the core's distances (`phast_core`,
+// from the core's table of every pair; or, for a core too large for one, relaxed until
+// nothing changes, as Bellman-Ford), then a sweep down it, the top level first, giving each
+// node the least d(a) + w over its arcs down. Nodes are numbered by rank: the core first,
 // then each level of the sweep, so that a level's nodes and their arcs lie side by side.
 //
 // A group of 32 trees has a row of 32 distances a node (a warp's lanes are its trees); the
