@@ -289,8 +289,7 @@ def rows(
         rounds = 0 < k and not by_table  # a core that no table takes: the grid's rounds
         sweep((grid,), (PHAST_BLOCK,), (np.int32(n_levels), *arrays[-5:], tables,
               np.int64(groups), np.int64(group_step), np.int64(row), np.int32(rounds),
-              *arrays[5:10], cp.zeros(1, dtype=np.int32),
-              cp.zeros(groups * k if rounds else 1, dtype=np.int32), np.int64(k)))  # fmt: skip
+              *arrays[5:10], cp.zeros(1, dtype=np.int32)))  # fmt: skip
     width = n if columns is None else len(columns)
     direct = into is not None and into.shape == (m, width)
     dist = into if direct else cp.empty((m, width), dtype=np.int64)

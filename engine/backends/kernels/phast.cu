@@ -48,35 +48,15 @@ struct ClusterSync {
 };
 #endif
 
-// Which tails' rows a chunk reads (`phast_chunk`): every one in the sweep (no `stamps`); in
-// the core's round `round` from the second on, a head's own row and a core node's (rank
-// below `k`) whose row fell in the round before or this one (`stamps`: a word a core node,
-// the last round its row fell, zero at first), the others' having been taken already; a
-// head whose row falls is stamped.
-struct Fresh {
-    int* stamps;
-    long long k;
-    int round;
-    __device__ __forceinline__ bool reads(int t, int h) const {
-        return stamps == nullptr || t == h || round == 1 ||
-               (t < k && __ldcg(&stamps[t]) >= round - 1);
-    }
-    __device__ __forceinline__ void fell(int h) const {
-        if (stamps != nullptr) __stcg(&stamps[h], round);
-    }
-};
-
 // Chunk c (`chunks`: each chunk's first arc, and one more) of a group's table (a row of
 // PHAST_TREES distances a node, `row` apart): each head's row becomes the least d(tail) + w
-// over its arcs, its own row (the arc from itself) among them, the tails `fresh` reads;
-// true where a distance fell.
+// over its arcs, its own row (the arc from itself) among them; true where a distance fell.
 template <typename D>
 __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c,
                                             const long long* __restrict__ chunks,
                                             const int* __restrict__ heads,
                                             const int* __restrict__ tails,
-                                            const unsigned* __restrict__ weights, Fresh fresh,
-                                            int lane) {
+                                            const unsigned* __restrict__ weights, int lane) {
     const D INF = inf_of<D>();
     const unsigned ALL = 0xffffffffu;
     bool fell = false;
@@ -87,12 +67,10 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
         const int len = (int)min(32LL, a1 - s);
         int t = 0, h = -1;
         unsigned w = 0;
-        bool read = false;
         if (lane < len) {
             t = __ldg(&tails[s + lane]);
             h = __ldg(&heads[s + lane]);
             w = __ldg(&weights[s + lane]);
-            read = fresh.reads(t, h);
         }
         for (int j0 = 0; j0 < len; j0 += PHAST_GATHER) {
             D d[PHAST_GATHER];
@@ -102,21 +80,18 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
             for (int j = 0; j < PHAST_GATHER; ++j) {
                 const int at = (j0 + j) & 31;
                 const int tj = __shfl_sync(ALL, t, at);
-                const bool rj = __shfl_sync(ALL, read, at);
                 hj[j] = __shfl_sync(ALL, h, at);
                 wj[j] = __shfl_sync(ALL, w, at);
-                d[j] = j0 + j < len && rj ? __ldcg(&table[(long long)tj * row + lane]) : INF;
+                d[j] = j0 + j < len ? __ldcg(&table[(long long)tj * row + lane]) : INF;
             }
 #pragma unroll
             for (int j = 0; j < PHAST_GATHER; ++j) {
                 if (j0 + j >= len) break;
                 if (hj[j] != head) {  // a node's first arc: from itself, weight 0
-                    const bool lower = best < was;
-                    if (lower) {
+                    if (best < was) {
                         __stcg(&table[(long long)head * row + lane], best);
                         fell = true;
                     }
-                    if (__any_sync(ALL, lower) && lane == 0) fresh.fell(head);
                     head = hj[j];
                     best = was = d[j];
                     continue;
@@ -125,12 +100,10 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
             }
         }
     }
-    const bool lower = head >= 0 && best < was;
-    if (lower) {
+    if (head >= 0 && best < was) {
         __stcg(&table[(long long)head * row + lane], best);
         fell = true;
     }
-    if (__any_sync(ALL, lower) && lane == 0) fresh.fell(head);
     return fell;
 }
 
@@ -246,9 +219,7 @@ __global__ void __launch_bounds__(PHAST_THREADS) __cluster_dims__(C, 1, 1)
 // one run of memory; the grid's barrier between levels (a cooperative launch). Where
 // `core_rounds`, the core (level 0, too large for a table) first: its arcs in (the chunks
 // up_levels[0]..[1] of `up_*`) relaxed the same way, every group at once, round after round
-// until no distance falls (`changed`: a word, zero, the last round in which one fell), each
-// round reading only the tails whose rows fell since the round before (`stamps`: `k` words
-// a group, zero; `Fresh`).
+// until no distance falls (`changed`: a word, zero, the last round in which one fell).
 template <typename D>
 __global__ void __launch_bounds__(PHAST_THREADS)
     phast_sweep(int levels, const long long* down_levels, const long long* down_chunks,
@@ -256,7 +227,7 @@ __global__ void __launch_bounds__(PHAST_THREADS)
                 D* tables, long long groups, long long group_step, long long row,
                 int core_rounds, const long long* up_levels, const long long* up_chunks,
                 const int* up_heads, const int* up_tails, const unsigned* up_weights,
-                int* changed, int* stamps, long long k) {
+                int* changed) {
     const int lane = threadIdx.x % 32;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const long long warps = (long long)gridDim.x * blockDim.x / 32;
@@ -266,8 +237,7 @@ __global__ void __launch_bounds__(PHAST_THREADS)
         for (long long t = warp; t < tasks; t += warps) {
             const long long g = t % groups;
             fell |= phast_chunk(tables + g * group_step, row, c0 + t / groups, up_chunks,
-                                up_heads, up_tails, up_weights, Fresh{stamps + g * k, k, round},
-                                lane);
+                                up_heads, up_tails, up_weights, lane);
         }
         if (__any_sync(0xffffffffu, fell) && lane == 0) atomicMax(changed, round);
         cg::this_grid().sync();
@@ -279,7 +249,7 @@ __global__ void __launch_bounds__(PHAST_THREADS)
         for (long long t = warp; t < tasks; t += warps) {
             const long long g = t % groups;
             phast_chunk(tables + g * group_step, row, c0 + t / groups, down_chunks, down_heads,
-                        down_tails, down_weights, Fresh{nullptr, 0, 0}, lane);
+                        down_tails, down_weights, lane);
         }
         cg::this_grid().sync();
     }
