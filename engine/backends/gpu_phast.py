@@ -9,10 +9,10 @@ group's search up from the bottom level up to the core in a cluster of blocks (a
 GPUs without clusters), pushing from the nodes the sources reach only. The core's distances
 come, for every tree at once, from its table of every pair (`gpu_memory.core_table`, where
 the core has at most `gpu_memory.CORE_TABLE_NODES` nodes): kernel ``phast_core``, a product
-of the searches' rows of the core by the table in the (min, +) semiring; a larger core (the
-16M-node city's) is relaxed by each group's cluster until nothing changes. Then
+of the searches' rows of the core by the table in the (min, +) semiring. Then
 ``phast_sweep``, one cooperative launch, sweeps every group from the core down, a level's
-chunks and groups shared by the whole grid (decision 0109). Kernel ``phast_widen`` then
+chunks and groups shared by the whole grid (decision 0109); a larger core (the 16M-node
+city's) it relaxes first, the same way, until nothing changes. Kernel ``phast_widen`` then
 writes the matrix `many_to_many` keeps: a row a source, ``int64``, in node order. Its NumPy
 twin is `engine.contraction.trees`.
 

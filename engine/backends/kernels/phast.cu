@@ -288,7 +288,8 @@ __global__ void __launch_bounds__(256)
     __shared__ A ts[CORE_STEP][CORE_TILE];
     __shared__ A xs[CORE_STEP][CORE_TILE];
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-    const long long v0 = (long long)blockIdx.y * CORE_TILE, j0 = (long long)blockIdx.x * CORE_TILE;
+    const long long v0 = (long long)blockIdx.y * CORE_TILE;
+    const long long j0 = (long long)blockIdx.x * CORE_TILE;
     A acc[4][4];
 #pragma unroll
     for (int i = 0; i < 4; ++i)
@@ -306,7 +307,8 @@ __global__ void __launch_bounds__(256)
         if (!__syncthreads_or(any)) continue;
         for (int i = threadIdx.x; i < CORE_STEP * CORE_TILE; i += blockDim.x) {
             const int e = i / CORE_TILE, v = i % CORE_TILE;
-            ts[e][v] = e0 + e < k && v0 + v < k ? clamped<D, A>(table[(e0 + e) * k + v0 + v]) : HALF;
+            const bool in = e0 + e < k && v0 + v < k;
+            ts[e][v] = in ? clamped<D, A>(table[(e0 + e) * k + v0 + v]) : HALF;
         }
         __syncthreads();
 #pragma unroll 8
@@ -329,7 +331,8 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
             const long long v = v0 + ty + 16 * i, t = j0 + tx + 16 * j;
-            if (v < k && t < width) y[v * width + t] = acc[i][j] >= HALF ? inf_of<D>() : (D)acc[i][j];
+            if (v < k && t < width)
+                y[v * width + t] = acc[i][j] >= HALF ? inf_of<D>() : (D)acc[i][j];
         }
 }
 
