@@ -17,6 +17,13 @@ def _isolated(tmp_path_factory):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _cache_written():
+    """A test's cache files written behind are written before the next test begins."""
+    yield
+    engine.graphs.io.cache_written()
+
+
 def pytest_collection_modifyitems(config, items):
     if engine.gpu_available():
         return

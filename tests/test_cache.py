@@ -67,8 +67,10 @@ def test_a_damaged_contraction_file_is_made_again(tmp_path, monkeypatch, how):
     monkeypatch.setattr(contraction.cache, "DISK_MIN_NODES", 0)
     other = contraction.of(grid_graph(9, 9, seed=2), "core")
     assert not other.from_cache
+    engine.graphs.io.cache_written()
     (other_file,) = tmp_path.glob("core-*.npz")
     made = contraction.of(grid_graph(12, 12, seed=1), "core")
+    engine.graphs.io.cache_written()
     (path,) = set(tmp_path.glob("core-*.npz")) - {other_file}
     _damaged(path, how, other_file)
     graph = grid_graph(12, 12, seed=1)  # a new object: read from the folder, not the memo
@@ -78,6 +80,7 @@ def test_a_damaged_contraction_file_is_made_again(tmp_path, monkeypatch, how):
     for source in (0, 77):
         r = engine.sssp(graph, source, method="near_far_core", backend="cpu")
         assert np.array_equal(r.distances, heap_dijkstra(graph, source))
+    engine.graphs.io.cache_written()
     assert contraction.of(grid_graph(12, 12, seed=1), "core").from_cache  # written whole
 
 

@@ -1,6 +1,7 @@
 """The contraction core (engine.contraction) and method near_far_core on it."""
 
 import dataclasses
+import threading
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 import engine
 from engine import UNREACHABLE, contraction, from_arcs, sssp
 from engine.backends import gpu as _gpu
+from engine.graphs.io import cache_written as written
 from engine.methods import METHODS, RunSpec
 from engine.search import from_scipy
 
@@ -353,6 +355,24 @@ def kept(tmp_path, monkeypatch):
     return tmp_path
 
 
+def test_a_contraction_is_written_behind_its_first_search(kept, monkeypatch):
+    """The first search does not wait for the file: it is written on a thread, which
+    `cache_written` (and the process's end) waits for."""
+    go, save = threading.Event(), contraction.cache._save
+
+    def slow_save(c, f, key):
+        assert go.wait(30)
+        save(c, f, key)
+
+    monkeypatch.setattr(contraction.cache, "_save", slow_save)
+    g = grid_graph(20, 20, seed=4)
+    assert not contraction.of(g).from_cache  # returned while its file waits
+    assert not list(kept.glob("core-*.npz"))
+    go.set()
+    written()
+    assert contraction.of(_same_graph(g)).from_cache
+
+
 def _same_graph(g):
     """An equal graph that is another object (so not the one contracted in memory)."""
     return dataclasses.replace(g)
@@ -374,6 +394,7 @@ def test_a_contraction_kept_is_read_by_the_next_process(kept):
     made = contraction.of(g)
     assert not made.from_cache and not older.exists() and mine.exists()
     mine.unlink()
+    written()
     (kept_file,) = kept.glob("core-*.npz")
     assert engine.graphs.io.CACHE_FILE.fullmatch(kept_file.name)  # pruned like the graphs
     rounds = []
@@ -391,18 +412,21 @@ def test_other_weights_and_small_graphs_are_not_read_from_another_file(kept):
     contraction.of(g)
     heavier = dataclasses.replace(g, weights=g.weights * 3)  # same order within each row
     c = contraction.of(heavier)
+    written()
     assert not c.from_cache and len(list(kept.glob("core-*.npz"))) == 2
     assert np.array_equal(
         sssp(heavier, 0, method="near_far_core").distances, _reference(heavier, 0)
     )
     contraction.of(grid_graph(9, 11, seed=3))  # 99 nodes
     contraction.of(grid_graph(20, 21, seed=3), cache=False)
+    written()
     assert len(list(kept.glob("core-*.npz"))) == 2
 
 
 def test_a_damaged_or_foreign_file_is_made_again(kept):
     g = grid_graph(20, 20, seed=5)
     made = contraction.of(g)
+    written()
     (path,) = kept.glob("core-*.npz")
     raw = bytearray(path.read_bytes())
     raw[len(raw) // 2] ^= 0xFF  # a zip member's CRC no longer holds
@@ -410,6 +434,7 @@ def test_a_damaged_or_foreign_file_is_made_again(kept):
     again = contraction.of(_same_graph(g))
     assert not again.from_cache
     _assert_same(made, again)
+    written()
     # A contraction of another graph under this graph's name does not fit it.
     other = contraction.contract(grid_graph(10, 12, seed=5))
     with path.open("wb") as f:
@@ -417,6 +442,7 @@ def test_a_damaged_or_foreign_file_is_made_again(kept):
     third = contraction.of(_same_graph(g))
     assert not third.from_cache
     _assert_same(made, third)
+    written()
     assert contraction.of(_same_graph(g)).from_cache
 
 

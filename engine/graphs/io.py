@@ -25,6 +25,7 @@ import os
 import re
 import struct
 import tempfile
+import threading
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -473,6 +474,7 @@ def through_cache(
     load: Callable[[Path], T],
     save: Callable[[T, BinaryIO], None],
     progress: Callable[[str], None] = _quiet,
+    behind: bool = False,
 ) -> T:
     """``build()``'s value, kept in the file ``name`` of the `cache_dir`.
 
@@ -480,7 +482,9 @@ def through_cache(
     ``load`` cannot read (damaged: see `DAMAGED`) is removed and made again. A value built is
     written with ``save(value, f)`` through `write_atomic`, and the folder's least recently
     used files are then removed beyond `cache_limit` bytes (`prune_cache`); a cache folder
-    that cannot be written only costs speed.
+    that cannot be written only costs speed. ``behind``: the value is returned at once and
+    written on a thread of its own, which the process waits for before it ends
+    (`cache_written` waits for it sooner); ``save`` must then only read the value.
     """
     folder = cache_dir()
     target = folder / name
@@ -497,12 +501,31 @@ def through_cache(
                 os.utime(target)  # used now: pruned last
             return value
     value = build()
-    progress("writing the cache")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        prune_temporary(folder)  # left by a write killed mid-way
-        write_atomic(target, lambda f: save(value, f))
-        prune_cache(folder, keep=target, limit=limit)
-    except OSError:
-        pass
+
+    def keep() -> None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            prune_temporary(folder)  # left by a write killed mid-way
+            write_atomic(target, lambda f: save(value, f))
+            prune_cache(folder, keep=target, limit=limit)
+        except OSError:
+            pass
+
+    if behind:
+        writer = threading.Thread(target=keep, name=f"frontier cache {name}")
+        writer.start()  # not a daemon: the interpreter waits for it at exit
+        _writers.append(writer)
+    else:
+        progress("writing the cache")
+        keep()
     return value
+
+
+#: The cache files being written behind (`through_cache`).
+_writers: list[threading.Thread] = []
+
+
+def cache_written() -> None:
+    """Wait until every cache file `through_cache` writes behind is written."""
+    while _writers:
+        _writers.pop().join()
