@@ -17,8 +17,9 @@ from .test_batch import _awkward_graph, _reference
 def _as_the_kernel(c, sources):
     """The kernel's passes in NumPy, as it reads its arrays: the search up pushing from the
     nodes reached only, level by level from the bottom (`pushes`); the core's arcs in, then
-    each level's arcs down, chunk by chunk (`chunks`), each head's row the least over its
-    arcs, its own (weight 0) first."""
+    each level's arcs down, chunk by chunk (`chunks`, every node below the core its own arc),
+    each head's row the least over its arcs, its own (weight 0) first, read only where the
+    search up reached it."""
     lv = contraction.levels(c)
     table = np.full((c.round_of.size, len(sources)), UNREACHABLE, dtype=np.int64)
     table[lv.rank[sources], np.arange(len(sources))] = 0
@@ -33,7 +34,7 @@ def _as_the_kernel(c, sources):
             np.minimum.at(table, out_heads[arcs], d)
             reached[out_heads[arcs]] = True
 
-    def pull(arcs, lo, hi) -> bool:
+    def pull(arcs, lo, hi, marks=None) -> bool:
         levels, firsts, heads, tails, weights = arcs
         fell = False
         for k in range(levels[lo], levels[hi]):
@@ -42,18 +43,21 @@ def _as_the_kernel(c, sources):
                 mine = np.arange(a, b)[heads[a:b] == head]
                 assert tails[mine[0]] == head and weights[mine[0]] == 0  # its own row first
                 d = table[tails[mine]]
+                unfilled = marks is not None and not marks[head]
+                if unfilled:  # never reached by a search up: its own row is not read
+                    d[0] = UNREACHABLE
                 d = np.where(d != UNREACHABLE, d + weights[mine, None].astype(np.int64), d)
                 best = d.min(axis=0)
                 fell |= bool((best < table[head]).any())
-                table[head] = np.minimum(table[head], best)
+                table[head] = best if unfilled else np.minimum(table[head], best)
         return fell
 
     up = gpu_phast.chunks(lv.up_ptr, lv.up_tails, lv.up_weights, lv.starts)
-    down = gpu_phast.chunks(lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts)
+    down = gpu_phast.chunks(lv.down_ptr, lv.down_tails, lv.down_weights, lv.starts, every=True)
     while lv.starts[1] > 0 and pull(up, 0, 1):
         pass
     for k in range(1, lv.n_levels):
-        pull(down, k, k + 1)
+        pull(down, k, k + 1, reached)
     return table[lv.rank]
 
 
@@ -87,6 +91,9 @@ def test_chunks_keep_a_nodes_arcs_together_and_give_scipys_trees(seed, density, 
             lv.up_ptr, names[lv.up_tails], lv.up_weights, lv.starts, names=names
         )
         ranked = gpu_phast.chunks(lv.up_ptr, lv.up_tails, lv.up_weights, lv.starts)
+        every = gpu_phast.chunks(lv.up_ptr, lv.up_tails, lv.up_weights, lv.starts, every=True)
+        assert every[2].size == lv.up_tails.size + n  # an arc from itself each
+        assert np.array_equal(np.unique(every[2]), np.arange(n))
         for a, b, named_too in zip(named, ranked, (False, False, True, True, False), strict=True):
             assert np.array_equal(a, names[b] if named_too else b) and a.dtype == b.dtype
         many = _as_the_kernel(c, sources)
@@ -155,6 +162,34 @@ def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
 
 
 @pytest.mark.gpu
+def test_no_distance_is_read_before_it_is_written(monkeypatch):
+    """The launcher fills only the core's rows and the searches up fill those they reach:
+    every other distance the kernels read they wrote first. Every buffer CuPy hands out
+    starts as 7s here (a short distance, wrong for most pairs): the whole sweep, a
+    restricted one and a core by rounds still give SciPy's distances."""
+    import cupy
+
+    empty = cupy.empty
+
+    def poisoned(*args, **kwargs):
+        a = empty(*args, **kwargs)
+        a.fill(7)
+        return a
+
+    monkeypatch.setattr(cupy, "empty", poisoned)
+    g = _awkward_graph(8)
+    sources = np.arange(0, 400, 3)
+    reference = _reference(g, sources)
+    np.testing.assert_array_equal(gpu_phast.rows(g, sources, None)[0].get(), reference)
+    monkeypatch.setattr(gpu_phast, "FILL", 3)
+    columns = np.array([5, 399, 0])
+    part = gpu_phast.rows(g, sources, columns)[0].get()
+    np.testing.assert_array_equal(part, reference[:, columns])
+    monkeypatch.setattr(gpu_memory, "CORE_TABLE_NODES", 0)
+    np.testing.assert_array_equal(gpu_phast.rows(g, sources, None)[0].get(), reference)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize(
     ("max_weight", "sums"), [(50, np.uint32), (1_000_000, np.uint64), (2**31, np.uint64)]
 )
@@ -211,9 +246,10 @@ def test_a_trees_bytes_by_the_layout_and_at_least():
     g = _awkward_graph(8)
     lv = contraction.levels(gpu_phast.hierarchy(g))
     moved = gpu_phast.traffic(g)
-    n, down = g.n_nodes, lv.down_tails.size
-    heads = np.count_nonzero(np.diff(lv.down_ptr))
-    arcs = 12 * (down + heads) / 32
+    k = gpu_phast.hierarchy(g).n_core
+    n, down, below = g.n_nodes, lv.down_tails.size, g.n_nodes - k
+    arcs = 12 * (down + below) / 32  # every node below the core has its own arc
     assert moved["floor"] == 4 * n + 8 * n + arcs  # 32-bit distances here
-    core = 16 * gpu_phast.hierarchy(g).n_core  # read and written, then copied
-    assert moved["layout"] == 4 * (n + 2 * heads + down) + core + arcs + 12 * n > moved["floor"]
+    core = 20 * k  # filled, read and written, then copied
+    marks = 4 * below / 32
+    assert moved["layout"] == 4 * (down + below) + marks + core + arcs + 12 * n > moved["floor"]

@@ -101,8 +101,9 @@ ASYNC_BLOCK, ASYNC_WIDE_BLOCK = 512, 1024
 #: The most asynchronous blocks, one a multiprocessor.
 ASYNC_MAX_BLOCKS = 1024
 #: PHAST's many trees (kernels/phast.cu): trees of a group (a warp's lanes), threads of a
-#: block, and the columns of a tile of its int64 matrix (kernel ``phast_widen``).
-PHAST_TREES, PHAST_BLOCK, PHAST_TILE = 32, 512, 128
+#: block, and the columns of a tile of its int64 matrix and threads of a block of kernel
+#: ``phast_widen``.
+PHAST_TREES, PHAST_BLOCK, PHAST_TILE, PHAST_WIDEN = 32, 512, 128, 256
 #: PHAST's core by its table (kernel ``phast_core``): a block's tile of core nodes by trees,
 #: and the core nodes it reads through shared memory at a time.
 CORE_TILE, CORE_STEP = 64, 32
@@ -228,6 +229,7 @@ def header() -> str:
         "PHAST_TREES": PHAST_TREES,
         "PHAST_THREADS": PHAST_BLOCK,
         "PHAST_TILE": PHAST_TILE,
+        "PHAST_WIDEN": PHAST_WIDEN,
         "CORE_TILE": CORE_TILE,
         "CORE_STEP": CORE_STEP,
         "ARC_BYTES": ARC_BYTES,

@@ -6,13 +6,15 @@ left as a core; laid out by `engine.contraction.levels`, its arcs up by tail (`p
 its arcs down in `chunks`, uploaded once): a group of `PHAST_TREES` trees (a warp's lanes)
 has a row a node, the groups' rows of a node side by side; kernel ``phast_many`` makes each
 group's search up from the bottom level up to the core in a cluster of blocks (a block on
-GPUs without clusters), pushing from the nodes the sources reach only. The core's distances
-come, for every tree at once, from its table of every pair (`gpu_memory.core_table`, where
-the core has at most `gpu_memory.CORE_TABLE_NODES` nodes): kernel ``phast_core``, a product
-of the searches' rows of the core by the table in the (min, +) semiring. Then
-``phast_sweep``, one cooperative launch, sweeps every group from the core down, a level's
-chunks and groups shared by the whole grid (decision 0109); a larger core (the 16M-node
-city's) it relaxes first, the same way, until nothing changes. Kernel ``phast_widen`` then
+GPUs without clusters), pushing from the nodes the sources reach only and filling only
+their rows (the sweep writes every other row below the core: no memset fills the tables but
+the core's). The core's distances come, for every tree at once, from its table of every pair
+(`gpu_memory.core_table`, where the core has at most `gpu_memory.CORE_TABLE_NODES` nodes):
+kernel ``phast_core``, a product of the searches' rows of the core by the table in the
+(min, +) semiring. Then ``phast_sweep``, one cooperative launch, sweeps every group from the
+core down, a level's chunks and groups shared by the whole grid (decision 0109); a larger
+core (the 16M-node city's) it relaxes first, the same way, until nothing changes, each round
+reading only the core's rows that fell since the round before. Kernel ``phast_widen`` then
 writes the matrix `many_to_many` keeps: a row a source, ``int64``, in node order. Its NumPy
 twin is `engine.contraction.trees`.
 
@@ -31,7 +33,13 @@ import numpy as np
 from engine import contraction
 from engine.backends import device as _backend
 from engine.backends import gpu_memory
-from engine.backends.contract import CORE_TILE, PHAST_BLOCK, PHAST_TILE, PHAST_TREES
+from engine.backends.contract import (
+    CORE_TILE,
+    PHAST_BLOCK,
+    PHAST_TILE,
+    PHAST_TREES,
+    PHAST_WIDEN,
+)
 from engine.backends.gpu_kernels import clusters_available
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 
@@ -98,12 +106,12 @@ def row_bytes(graph: CSRGraph, n_columns: int | None, store: str) -> int:
     return 8 * graph.n_nodes + core + 8 * graph.n_nodes // PHAST_TREES + 8 * width
 
 
-def chunks(ptr, tails, weights, starts, *, names=None, xp=np) -> tuple:
+def chunks(ptr, tails, weights, starts, *, names=None, every=False, xp=np) -> tuple:
     """The arcs into each rank (``ptr``, ``tails``, ``weights``, as `contraction.Levels`
-    has them; levels ``starts``) as the kernels read them: each node with arcs gets an arc
-    from itself of weight 0 first, and a level's arcs are cut into *chunks* of whole nodes,
-    packed in order while they fit in `CHUNK` arcs (a warp's lanes: one read a chunk); a
-    node of more arcs is a chunk of its own.
+    has them; levels ``starts``) as the kernels read them: each node with arcs (``every``:
+    each node) gets an arc from itself of weight 0 first, and a level's arcs are cut into
+    *chunks* of whole nodes, packed in order while they fit in `CHUNK` arcs (a warp's lanes:
+    one read a chunk); a node of more arcs is a chunk of its own.
 
     ``names`` (``int32``, a name a rank; the ranks themselves when None) are written for
     the heads and the arcs from themselves, so that ``tails`` given as node ids make arcs of
@@ -115,7 +123,7 @@ def chunks(ptr, tails, weights, starts, *, names=None, xp=np) -> tuple:
     """
     n = ptr.size - 1
     degree = xp.diff(ptr)
-    has = degree > 0
+    has = xp.ones(n, dtype=bool) if every else degree > 0
     nodes = xp.flatnonzero(has)  # the ranks with arcs
     if names is None:
         names = xp.arange(n, dtype=np.int32)
@@ -165,23 +173,24 @@ def traffic(graph: CSRGraph) -> dict[str, float]:
     the fewest any PHAST sweep of ``graph``'s whole hierarchy must move (its roofline).
 
     A group of `PHAST_TREES` trees has a table of a row a node (`PHAST_TREES` distances):
-    its kernel fills it, then reads, for each node of a level with arcs down, its own row
-    and its tails' rows and writes its row, with the arcs read once a group; `phast_core`
-    reads the core's rows and writes them again (by way of a copy); `phast_widen` reads the
-    table and writes the ``int64`` matrix. ``layout``: all of it with no reuse in a cache
-    (the search up, a few thousand nodes, and the core's table, read once a tile of trees,
-    left out). ``floor``: each distance written once in the table and once in the matrix,
-    and the arcs read once a group.
+    the launcher fills the core's rows; the sweep reads, for each node below the core, its
+    search's mark (a word a group) and its tails' rows and writes its row, with the arcs
+    (its own among them) read once a group; `phast_core` reads the core's rows and writes
+    them again (by way of a copy); `phast_widen` reads the table and writes the ``int64``
+    matrix. ``layout``: all of it with no reuse in a cache (the search up, a few thousand
+    nodes and their own rows, and the core's table, read once a tile of trees, left out).
+    ``floor``: each distance written once in the table and once in the matrix, and the arcs
+    read once a group.
     """
     c = hierarchy(graph)
     lv = contraction.levels(c)
-    n, item = graph.n_nodes, np.dtype(c.graph.distance_dtype()).itemsize
-    core = 4 * item * c.n_core if c.n_core <= gpu_memory.CORE_TABLE_NODES else 0
-    down = int(lv.down_tails.size)
-    heads = int(np.count_nonzero(np.diff(lv.down_ptr)))
-    arcs = 12 * (down + heads) / PHAST_TREES  # tails, heads and weights, own arcs too
+    n, k, item = graph.n_nodes, c.n_core, np.dtype(c.graph.distance_dtype()).itemsize
+    core = 5 * item * k if k <= gpu_memory.CORE_TABLE_NODES else item * k
+    down, below = int(lv.down_tails.size), n - k
+    arcs = 12 * (down + below) / PHAST_TREES  # tails, heads and weights, own arcs too
+    marks = 4 * below / PHAST_TREES
     return {
-        "layout": item * (n + heads + down + heads) + core + arcs + item * n + 8 * n,
+        "layout": item * (down + below) + marks + core + arcs + item * n + 8 * n,
         "floor": item * n + 8 * n + arcs,
     }
 
@@ -217,7 +226,7 @@ def _device(c: contraction.Contraction) -> tuple:
                       lv.down_tails, lv.down_weights)
         )  # fmt: skip
         up = chunks(*up, starts, xp=cp)
-        down = chunks(down_ptr, down_tails, down_weights, starts, xp=cp)
+        down = chunks(down_ptr, down_tails, down_weights, starts, every=True, xp=cp)
         arrays = (rank, starts, *(cp.asarray(a) for a in pushes(lv)), *up, *down)
         _uploads[c] = (arrays, lv.n_levels, int(lv.up_tails.size), int(lv.down_tails.size))
     return _uploads[c]
@@ -259,17 +268,20 @@ def rows(
     groups = -(-m // PHAST_TREES)
     if cluster is None:
         cluster = CLUSTER if clusters_available() else 0
-    tables = cp.empty(groups * n * PHAST_TREES, dtype=dtype)
-    if groups:  # every distance infinite (all ones), at the memory's speed
-        stream = cp.cuda.get_current_stream().ptr
-        cp.cuda.runtime.memsetAsync(tables.data.ptr, 0xFF, tables.nbytes, stream)
     group_step, row = PHAST_TREES, groups * PHAST_TREES  # node u's rows of every group together
+    k = c.n_core
+    by_table = 0 < k <= gpu_memory.CORE_TABLE_NODES
+    # The whole sweep writes every row below the core: only the core's are filled (the
+    # searches up fill those they reach); a restricted one reads and writes only its own.
+    filled = (k if restricted is None else n) * row
+    tables = cp.empty(groups * n * PHAST_TREES, dtype=dtype)
+    if groups:  # infinite distances (all ones), at the memory's speed
+        stream = cp.cuda.get_current_stream().ptr
+        cp.cuda.runtime.memsetAsync(tables.data.ptr, 0xFF, filled * dtype.itemsize, stream)
     marks = cp.zeros(groups * n, dtype=np.int32)
     lists = cp.empty(groups * n, dtype=np.int32)
     counts = cp.zeros(groups * n_levels, dtype=np.uint32)
     ranked = rank[cp.asarray(np.asarray(sources, dtype=np.int64))]
-    k = c.n_core
-    by_table = 0 < k <= gpu_memory.CORE_TABLE_NODES
     if groups:
         name = "phast_many_cluster" if cluster else "phast_many"
         args = (np.int64(n), np.int32(n_levels), *arrays[:5], ranked, np.int64(m), tables,
@@ -289,15 +301,19 @@ def rows(
         rounds = 0 < k and not by_table  # a core that no table takes: the grid's rounds
         sweep((grid,), (PHAST_BLOCK,), (np.int32(n_levels), *arrays[-5:], tables,
               np.int64(groups), np.int64(group_step), np.int64(row), np.int32(rounds),
-              *arrays[5:10], cp.zeros(1, dtype=np.int32)))  # fmt: skip
+              *arrays[5:10], cp.zeros(1, dtype=np.int32),
+              marks if restricted is None else 0,
+              cp.zeros(groups * k, dtype=np.int32) if rounds else 0, np.int64(k)))  # fmt: skip
     width = n if columns is None else len(columns)
     direct = into is not None and into.shape == (m, width)
     dist = into if direct else cp.empty((m, width), dtype=np.int64)
     picked = 0 if columns is None else cp.asarray(np.asarray(columns, dtype=np.int64))
     tiles = groups * -(-width // PHAST_TILE)
-    grid = max(min(tiles, _backend.multiprocessor_count() * 8), 1)
-    _function("phast_widen", dtype)(
-        (grid,), (256,),
+    widen = _function("phast_widen", dtype)
+    resident = _backend.resident_blocks(widen, PHAST_WIDEN)  # a wave: none waits for a place
+    grid = max(min(tiles, _backend.multiprocessor_count() * resident), 1)
+    widen(
+        (grid,), (PHAST_WIDEN,),
         (tables, np.int64(group_step), np.int64(row), np.int64(m), rank, picked, np.int64(width),
          np.int64(UNREACHABLE), dist),
     )  # fmt: skip

@@ -103,6 +103,7 @@ enum {
 #define PHAST_TREES 32
 #define PHAST_THREADS 512
 #define PHAST_TILE 128
+#define PHAST_WIDEN 256
 #define CORE_TILE 64
 #define CORE_STEP 32
 #define ARC_BYTES 16

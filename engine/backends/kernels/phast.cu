@@ -20,8 +20,9 @@
 // of more; the launcher makes them), one coalesced read of their tails, heads and weights,
 // then the tails' rows gathered eight at a time (a row is one 128-byte line of 32-bit
 // distances), so that a warp waits on a few round trips a chunk rather than three a node.
-// Each node with arcs has an arc from itself of weight 0 first: its own row comes in with
-// the others.
+// Each node below the core has an arc from itself of weight 0 first: its own row comes in
+// with the others where its search up filled it. Only the core's rows, and those the
+// searches up reach, are filled before the sweep (`Reads`).
 
 #include <cooperative_groups.h>
 #include "common.cuh"
@@ -48,30 +49,71 @@ struct ClusterSync {
 };
 #endif
 
+// Which rows a chunk reads (`phast_chunk`). In the sweep, with its group's `marks` (a word a
+// node, `mark_step` apart: nonzero where its search up reached it; null: every row was
+// filled), a head's own row only where marked, the rows the search up never reached having
+// never been filled (a word read in place of a 128-byte row, and no fill, for most nodes).
+// In the core's round `round`, with its group's `stamps` (a word a core node, the last round
+// its row fell, zero at first), only the rows of core nodes (ranks below `k`: the searches up
+// pushed from every node below that they reached, and the others' rows are not filled yet),
+// and from the second round on only a head's own row and the tails' whose rows fell in the
+// round before or this one: the others' were taken already (a round of the 16M-node city's
+// core reads 45.6M arcs, most of them to rows that did not change).
+struct Reads {
+    const int* marks;
+    long long mark_step;
+    int* stamps;
+    int round;
+    long long k;
+    __device__ __forceinline__ bool of(int t, int h) const {
+        if (t == h) return marks == nullptr || __ldg(&marks[(long long)h * mark_step]) != 0;
+        return stamps == nullptr || (t < k && (round == 1 || __ldcg(&stamps[t]) >= round - 1));
+    }
+};
+
+// Head h's row `best` where it fell below `was` (or where its row was not filled), the head
+// stamped then in the core's rounds; true where it fell.
+template <typename D>
+__device__ __forceinline__ bool phast_put(D* table, long long row, int h, D best, D was,
+                                          bool unfilled, Reads reads, int lane) {
+    const bool lower = best < was;
+    if (lower || unfilled) __stcg(&table[(long long)h * row + lane], best);
+    if (reads.stamps != nullptr && __any_sync(0xffffffffu, lower) && lane == 0)
+        __stcg(&reads.stamps[h], reads.round);
+    return lower;
+}
+
 // Chunk c (`chunks`: each chunk's first arc, and one more) of a group's table (a row of
 // PHAST_TREES distances a node, `row` apart): each head's row becomes the least d(tail) + w
-// over its arcs, its own row (the arc from itself) among them; true where a distance fell.
+// over its arcs, its own row (the arc from itself) among them, the rows `reads` takes (a head
+// whose own row is not read is written whatever it holds); true where a distance fell (and
+// the head stamped, in the core's rounds).
 template <typename D>
 __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c,
                                             const long long* __restrict__ chunks,
                                             const int* __restrict__ heads,
                                             const int* __restrict__ tails,
-                                            const unsigned* __restrict__ weights, int lane) {
+                                            const unsigned* __restrict__ weights, Reads reads,
+                                            int lane) {
     const D INF = inf_of<D>();
     const unsigned ALL = 0xffffffffu;
     bool fell = false;
     const long long a0 = __ldg(&chunks[c]), a1 = __ldg(&chunks[c + 1]);
     int head = -1;
     D best = INF, was = INF;
+    bool unfilled = false;
     for (long long s = a0; s < a1; s += 32) {
         const int len = (int)min(32LL, a1 - s);
         int t = 0, h = -1;
         unsigned w = 0;
+        bool read = false;
         if (lane < len) {
             t = __ldg(&tails[s + lane]);
             h = __ldg(&heads[s + lane]);
             w = __ldg(&weights[s + lane]);
+            read = reads.of(t, h);
         }
+        const unsigned taken = __ballot_sync(ALL, read);  // the arcs whose tail's row is read
         for (int j0 = 0; j0 < len; j0 += PHAST_GATHER) {
             D d[PHAST_GATHER];
             int hj[PHAST_GATHER];
@@ -82,27 +124,45 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
                 const int tj = __shfl_sync(ALL, t, at);
                 hj[j] = __shfl_sync(ALL, h, at);
                 wj[j] = __shfl_sync(ALL, w, at);
-                d[j] = j0 + j < len ? __ldcg(&table[(long long)tj * row + lane]) : INF;
+                d[j] = taken >> at & 1 ? __ldcg(&table[(long long)tj * row + lane]) : INF;
             }
 #pragma unroll
             for (int j = 0; j < PHAST_GATHER; ++j) {
                 if (j0 + j >= len) break;
                 if (hj[j] != head) {  // a node's first arc: from itself, weight 0
-                    if (best < was) {
-                        __stcg(&table[(long long)head * row + lane], best);
-                        fell = true;
-                    }
+                    fell |= phast_put(table, row, head, best, was, unfilled, reads, lane);
                     head = hj[j];
                     best = was = d[j];
+                    unfilled = !(taken >> (j0 + j) & 1);
                     continue;
                 }
                 if (d[j] != INF) best = min(best, (D)(d[j] + (D)wj[j]));
             }
         }
     }
-    if (head >= 0 && best < was) {
-        __stcg(&table[(long long)head * row + lane], best);
-        fell = true;
+    if (head >= 0) fell |= phast_put(table, row, head, best, was, unfilled, reads, lane);
+    return fell;
+}
+
+// The chunks c0..c1 of every group (`groups` tables, `group_step` apart), shared by the
+// grid's warps: a task a (chunk, group), the groups of a chunk side by side, so that the rows
+// of a tail read at once lie in one run of memory. `marks` (interleaved, a node's side by
+// side) or `stamps` (`k` words a group), or neither: `Reads`. True where a distance fell.
+template <typename D>
+__device__ __forceinline__ bool phast_chunks(D* tables, long long groups, long long group_step,
+                                             long long row, long long c0, long long c1,
+                                             const long long* chunks, const int* heads,
+                                             const int* tails, const unsigned* weights,
+                                             const int* marks, int* stamps, long long k,
+                                             int round, long long warp, long long warps,
+                                             int lane) {
+    bool fell = false;
+    for (long long t = warp; t < (c1 - c0) * groups; t += warps) {
+        const long long g = t % groups;
+        const Reads reads{marks ? marks + g : nullptr, groups, stamps ? stamps + g * k : nullptr,
+                          round, k};
+        fell |= phast_chunk(tables + g * group_step, row, c0 + t / groups, chunks, heads, tails,
+                            weights, reads, lane);
     }
     return fell;
 }
@@ -116,82 +176,117 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
     n, levels, starts, level_of, out_ptr, out_heads, out_weights, sources, n_sources, tables, \
         marks, lists, counts, group_step, row
 
-// The search up from the `count` nodes of `list`: each pushes its row along its arcs up
-// (`out_*`, by tail) and lists each head it reaches first (`marks`) under the head's level
-// (`level_of`: at lists + starts[level], `counts[level]` so far).
+// The rows of the nodes `v` of the lanes where `first` (each lane's own, or none) made
+// infinite, a row at a time: the table is filled only where the search up reaches.
 template <typename D>
-__device__ __forceinline__ void phast_push(D* table, long long row, const int* list,
-                                           long long count,
-                                           const long long* __restrict__ out_ptr,
-                                           const int* __restrict__ out_heads,
-                                           const unsigned* __restrict__ out_weights,
-                                           const int* __restrict__ level_of,
-                                           const long long* __restrict__ starts, int* marks,
-                                           int* lists, unsigned* counts, long long warp,
-                                           long long warps, int lane) {
+__device__ __forceinline__ void phast_fill(D* table, long long row, int v, bool first,
+                                           int lane) {
+    for (unsigned won = __ballot_sync(0xffffffffu, first); won; won &= won - 1) {
+        const int vj = __shfl_sync(0xffffffffu, v, __ffs(won) - 1);
+        __stcg(&table[(long long)vj * row + lane], inf_of<D>());
+    }
+}
+
+// Marks node v reached (`marks`, a word a node `mark_step` apart) and lists it under its
+// level (`level_of`: at lists + starts[level], `counts[level]` so far) where it was not;
+// true then.
+__device__ __forceinline__ bool phast_reach(int v, int* marks, long long mark_step,
+                                            const int* __restrict__ level_of,
+                                            const long long* __restrict__ starts, int* lists,
+                                            unsigned* counts) {
+    if (atomicExch(&marks[(long long)v * mark_step], 1) != 0) return false;
+    const int l = __ldg(&level_of[v]);
+    lists[__ldg(&starts[l]) + atomicAdd(&counts[l], 1u)] = v;
+    return true;
+}
+
+// Node u of the search up, along its arcs up (`out_*`, by tail): where `push`, it pushes its
+// row (an atomic minimum a lane); else each head it reaches first is marked and listed
+// (`phast_reach`) and its row made infinite, before any push reaches it (the launcher fills
+// no rows but the core's).
+template <typename D>
+__device__ __forceinline__ void phast_up(bool push, int u, D* table, long long row,
+                                         const long long* __restrict__ out_ptr,
+                                         const int* __restrict__ out_heads,
+                                         const unsigned* __restrict__ out_weights,
+                                         const int* __restrict__ level_of,
+                                         const long long* __restrict__ starts, int* marks,
+                                         long long mark_step, int* lists, unsigned* counts,
+                                         int lane) {
     const D INF = inf_of<D>();
     const unsigned ALL = 0xffffffffu;
-    for (long long i = warp; i < count; i += warps) {
-        const int u = __ldcg(&list[i]);
-        const D d = __ldcg(&table[(long long)u * row + lane]);
-        const long long a = __ldg(&out_ptr[u]), b = __ldg(&out_ptr[u + 1]);
-        for (long long s = a; s < b; s += 32) {
-            const int len = (int)min(32LL, b - s);
-            int v = 0;
-            unsigned w = 0;
-            if (lane < len) {
-                v = __ldg(&out_heads[s + lane]);
-                w = __ldg(&out_weights[s + lane]);
-                if (atomicExch(&marks[v], 1) == 0) {
-                    const int l = __ldg(&level_of[v]);
-                    lists[__ldg(&starts[l]) + atomicAdd(&counts[l], 1u)] = v;
-                }
-            }
-            for (int j = 0; j < len; ++j) {
-                const int vj = __shfl_sync(ALL, v, j);
-                const unsigned wj = __shfl_sync(ALL, w, j);
-                if (d != INF) atomicMin(&table[(long long)vj * row + lane], (D)(d + (D)wj));
-            }
+    const D d = push ? __ldcg(&table[(long long)u * row + lane]) : INF;
+    const long long a = __ldg(&out_ptr[u]), b = __ldg(&out_ptr[u + 1]);
+    for (long long s = a; s < b; s += 32) {
+        const int len = (int)min(32LL, b - s);
+        int v = 0;
+        unsigned w = 0;
+        if (lane < len) {
+            v = __ldg(&out_heads[s + lane]);
+            w = __ldg(&out_weights[s + lane]);
+        }
+        if (!push) {
+            const bool first =
+                lane < len && phast_reach(v, marks, mark_step, level_of, starts, lists, counts);
+            phast_fill(table, row, v, first, lane);
+            continue;
+        }
+        for (int j = 0; j < len; ++j) {
+            const int vj = __shfl_sync(ALL, v, j);
+            const unsigned wj = __shfl_sync(ALL, w, j);
+            if (d != INF) atomicMin(&table[(long long)vj * row + lane], (D)(d + (D)wj));
         }
     }
 }
 
 // The searches up from the sources `sources` (ranks; 32 a group, the last group maybe short)
-// into `tables` (group g's row of node u at tables + g * group_step + u * row; every
-// distance infinite, all ones, set by the launcher's memset at the memory's speed: filled
-// here by a cluster a group it took 2.6 of this kernel's 8.1 ms on NE, decision 0110). Level l
+// into `tables` (group g's row of node u at tables + g * group_step + u * row). Level l
 // is ranks starts[l]..starts[l + 1] (level 0 the core, maybe empty; `levels` of them;
-// `level_of` each rank's). The search up pushes along `out_*` (the arcs up by tail) with a
-// group's `marks`, `lists` and `counts` (n, n and `levels` words a group, zero), up to the
-// core: kernel `phast_core` takes the core's distances from its table of every pair, or
-// `phast_sweep` relaxes its arcs until nothing changes.
+// `level_of` each rank's). A group's `marks` are interleaved (node u's word of group g at
+// marks[u * groups + g], zero), its `lists` and `counts` are n and `levels` words a group
+// (zero). Only the rows a search reaches are filled (infinite, then pushed into), each
+// before any push reaches it (filling every row took 1.5 of NE's 22 ms a 1,000 trees, and
+// the sweep read each node's own row): a phase, between barriers, pushes from level l's nodes
+// and marks the heads of level l - 1's. Level l - 1's list is whole by then (its nodes are
+// reached from levels l and below, marked in earlier phases), and every head that level l
+// pushes into was marked, and filled, in the phase before. The launcher fills the core's
+// rows: kernel `phast_core` reads them all, from its table of every pair, or `phast_sweep`
+// relaxes the core's arcs until nothing changes.
 template <typename D, typename S>
 __device__ void phast_trees(PHAST_PARAMS) {
     const unsigned group = S::group();
     const int lane = threadIdx.x % 32;
     const long long warp = ((long long)S::rank() * blockDim.x + threadIdx.x) / 32;
     const long long warps = (long long)S::size() * blockDim.x / 32;
+    const long long groups = (n_sources + PHAST_TREES - 1) / PHAST_TREES;
     D* table = tables + (long long)group * group_step;
-    int* my_marks = marks + (long long)group * n;
+    int* my_marks = marks + group;
     int* my_lists = lists + (long long)group * n;
     unsigned* my_counts = counts + (long long)group * levels;
     const long long tree = (long long)group * PHAST_TREES + lane;
-    if (warp == 0 && tree < n_sources) {
-        const int u = (int)sources[tree];
-        table[(long long)u * row + lane] = 0;
-        if (atomicExch(&my_marks[u], 1) == 0) {
-            const int l = level_of[u];
-            my_lists[starts[l] + atomicAdd(&my_counts[l], 1u)] = u;
-        }
+    if (warp == 0) {
+        const int u = tree < n_sources ? (int)sources[tree] : 0;
+        const bool first = tree < n_sources &&
+                           phast_reach(u, my_marks, groups, level_of, starts, my_lists, my_counts);
+        phast_fill(table, row, u, first, lane);
+        __syncwarp();
+        if (tree < n_sources) table[(long long)u * row + lane] = 0;
     }
     S::sync();
     // Up: the bottom level first; a node's arcs up lead to higher levels (to the core, level
-    // 0, at the last).
-    for (int l = levels - 1; l >= 1; --l) {
-        const long long count = __ldcg(&my_counts[l]);
-        if (count)
-            phast_push(table, row, my_lists + starts[l], count, out_ptr, out_heads, out_weights,
-                       level_of, starts, my_marks, my_lists, my_counts, warp, warps, lane);
+    // 0, at the last, whose nodes push nowhere).
+    for (int l = levels; l >= 1; --l) {
+        // The same for every block: the counts were read after a barrier, and a phase
+        // lists nodes only in levels above l - 1.
+        const long long pushes = l < levels ? __ldcg(&my_counts[l]) : 0;
+        const long long marking = l > 1 ? __ldcg(&my_counts[l - 1]) : 0;
+        if (pushes + marking == 0) continue;
+        for (long long i = warp; i < pushes + marking; i += warps) {
+            const bool push = i < pushes;
+            const int u = __ldcg(&my_lists[push ? starts[l] + i : starts[l - 1] + i - pushes]);
+            phast_up(push, u, table, row, out_ptr, out_heads, out_weights, level_of, starts,
+                     my_marks, groups, my_lists, my_counts, lane);
+        }
         S::sync();
     }
 }
@@ -214,43 +309,40 @@ __global__ void __launch_bounds__(PHAST_THREADS) __cluster_dims__(C, 1, 1)
 // The sweep down of every group at once (the groups' tables interleaved: node u's row of
 // group g at tables + (u * groups + g) * PHAST_TREES, `row` = groups * PHAST_TREES), after
 // `phast_many` has made their searches up: the arcs down into level l are the chunks
-// down_levels[l]..[l + 1] of `down_*`; a level's (chunk, group) pairs shared by the grid's
-// warps, the groups of a chunk side by side, so that the rows of a tail read at once lie in
-// one run of memory; the grid's barrier between levels (a cooperative launch). Where
-// `core_rounds`, the core (level 0, too large for a table) first: its arcs in (the chunks
-// up_levels[0]..[1] of `up_*`) relaxed the same way, every group at once, round after round
-// until no distance falls (`changed`: a word, zero, the last round in which one fell).
+// down_levels[l]..[l + 1] of `down_*`, shared by the grid (`phast_chunks`), the grid's
+// barrier between levels (a cooperative launch). `marks`: the searches' marks, where only
+// the rows they reached were filled (every node below the core then has a chunk, its own
+// arc at least), else null. Where `core_rounds`, the core (level 0, too large for a table,
+// its rows filled) first: its arcs in (the chunks up_levels[0]..[1] of `up_*`) relaxed the
+// same way, round after round until no distance falls (`changed`: a word, zero, the last
+// round in which one fell), each round reading the tails whose rows fell since the round
+// before (`stamps`: `k` words a group, zero; `Reads`). Two blocks a multiprocessor (64
+// registers a thread): a sweep waits on its gathers, so it wants warps more than registers.
 template <typename D>
-__global__ void __launch_bounds__(PHAST_THREADS)
+__global__ void __launch_bounds__(PHAST_THREADS, 2)
     phast_sweep(int levels, const long long* down_levels, const long long* down_chunks,
                 const int* down_heads, const int* down_tails, const unsigned* down_weights,
                 D* tables, long long groups, long long group_step, long long row,
                 int core_rounds, const long long* up_levels, const long long* up_chunks,
                 const int* up_heads, const int* up_tails, const unsigned* up_weights,
-                int* changed) {
+                int* changed, const int* marks, int* stamps, long long k) {
     const int lane = threadIdx.x % 32;
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const long long warps = (long long)gridDim.x * blockDim.x / 32;
     for (int round = 1; core_rounds; ++round) {
-        const long long c0 = up_levels[0], tasks = (up_levels[1] - c0) * groups;
-        bool fell = false;
-        for (long long t = warp; t < tasks; t += warps) {
-            const long long g = t % groups;
-            fell |= phast_chunk(tables + g * group_step, row, c0 + t / groups, up_chunks,
-                                up_heads, up_tails, up_weights, lane);
-        }
+        const bool fell =
+            phast_chunks(tables, groups, group_step, row, up_levels[0], up_levels[1], up_chunks,
+                         up_heads, up_tails, up_weights, nullptr, stamps, k, round, warp, warps,
+                         lane);
         if (__any_sync(0xffffffffu, fell) && lane == 0) atomicMax(changed, round);
         cg::this_grid().sync();
         // A warp a round ahead has seen this round's word, so a later round's is as good.
         if (__ldcg(changed) < round) break;
     }
     for (int l = 1; l < levels; ++l) {
-        const long long c0 = down_levels[l], tasks = (down_levels[l + 1] - c0) * groups;
-        for (long long t = warp; t < tasks; t += warps) {
-            const long long g = t % groups;
-            phast_chunk(tables + g * group_step, row, c0 + t / groups, down_chunks, down_heads,
-                        down_tails, down_weights, lane);
-        }
+        phast_chunks(tables, groups, group_step, row, down_levels[l], down_levels[l + 1],
+                     down_chunks, down_heads, down_tails, down_weights, marks, nullptr, 0, 0,
+                     warp, warps, lane);
         cg::this_grid().sync();
     }
 }
@@ -275,16 +367,19 @@ __device__ __forceinline__ u64 add_min(u64 a, u64 b, u64 c) { return min(a + b, 
 // whose trees are all unreached (most are, where the core is entered at few nodes) is skipped.
 // Sums are taken in A, each term clamped to A's half (the launcher picks A so that every
 // distance of the graph lies below it): a sum that reaches the half is none.
+template <typename A>
+__device__ __forceinline__ constexpr A half_of() {
+    return (A)~(A)0 >> 1;
+}
 template <typename D, typename A>
 __device__ __forceinline__ A clamped(D d) {
-    constexpr A HALF = (A)~(A)0 >> 1;
-    return d == inf_of<D>() ? HALF : min((A)d, HALF);
+    return d == inf_of<D>() ? half_of<A>() : min((A)d, half_of<A>());
 }
 template <typename D, typename A>
 __global__ void __launch_bounds__(256)
     phast_core(const D* __restrict__ table, const D* __restrict__ x, D* __restrict__ y,
                long long k, long long width) {
-    constexpr A HALF = (A)~(A)0 >> 1;
+    constexpr A HALF = half_of<A>();
     __shared__ A ts[CORE_STEP][CORE_TILE];
     __shared__ A xs[CORE_STEP][CORE_TILE];
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -338,33 +433,46 @@ __global__ void __launch_bounds__(256)
 
 // The trees' distances to the nodes `columns` (`width` of them; every node, by rank `rank`,
 // when null) as the matrix `out` (sources x width, int64, `unreachable` where unreached). A
-// block takes a tile of PHAST_TILE columns of a group: a warp reads a column's row (its 32
-// trees) into shared memory, then the block writes each tree's PHAST_TILE entries side by
-// side (a write of 32 entries a row, one a tree, ran at a sixth of the memory's speed).
+// block (PHAST_WIDEN threads) takes a tile of PHAST_TILE columns of a group: their ranks
+// first, then each warp reads its columns' rows (32 trees a row) at once into shared memory
+// (a rank and a row at a time, one after the other, it ran at 57 % of the copy bandwidth),
+// then the block writes each tree's PHAST_TILE entries side by side (a write of 32 entries
+// a row, one a tree, ran at a sixth of the memory's speed), streaming past the cache.
 // Neighbouring blocks take the groups of one tile, so that the rows of a column read at once
 // lie side by side (the tables interleaved).
 template <typename D>
-__global__ void phast_widen(const D* tables, long long group_step, long long row,
-                            long long n_sources,
-                            const long long* rank, const long long* columns, long long width,
-                            long long unreachable, long long* out) {
+__global__ void __launch_bounds__(PHAST_WIDEN)
+    phast_widen(const D* tables, long long group_step, long long row, long long n_sources,
+                const long long* rank, const long long* columns, long long width,
+                long long unreachable, long long* out) {
+    constexpr int WARPS = PHAST_WIDEN / 32, EACH = PHAST_TILE / WARPS;
     __shared__ D tile[PHAST_TREES][PHAST_TILE + 1];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    __shared__ long long ranks[PHAST_TILE];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const long long groups = (n_sources + PHAST_TREES - 1) / PHAST_TREES;
     const long long tiles = (width + PHAST_TILE - 1) / PHAST_TILE;
     for (long long t = blockIdx.x; t < groups * tiles; t += gridDim.x) {
         const long long g = t % groups, j0 = t / groups * PHAST_TILE;
-        for (int c = warp; c < PHAST_TILE && j0 + c < width; c += warps) {
-            const long long r = rank[columns ? columns[j0 + c] : j0 + c];
-            tile[lane][c] = tables[g * group_step + r * row + lane];
+        for (int c = threadIdx.x; c < PHAST_TILE; c += PHAST_WIDEN) {
+            const long long j = j0 + c;
+            ranks[c] = j < width ? __ldg(&rank[columns ? __ldg(&columns[j]) : j]) : -1;
         }
         __syncthreads();
-        for (int i = threadIdx.x; i < PHAST_TREES * PHAST_TILE; i += blockDim.x) {
+        D d[EACH];
+#pragma unroll
+        for (int i = 0; i < EACH; ++i) {
+            const long long r = ranks[warp + i * WARPS];
+            d[i] = r >= 0 ? __ldcg(&tables[g * group_step + r * row + lane]) : inf_of<D>();
+        }
+#pragma unroll
+        for (int i = 0; i < EACH; ++i) tile[lane][warp + i * WARPS] = d[i];
+        __syncthreads();
+        for (int i = threadIdx.x; i < PHAST_TREES * PHAST_TILE; i += PHAST_WIDEN) {
             const int k = i / PHAST_TILE, c = i % PHAST_TILE;
             const long long tree = g * PHAST_TREES + k;
             if (tree < n_sources && j0 + c < width) {
-                const D d = tile[k][c];
-                out[tree * width + j0 + c] = d == inf_of<D>() ? unreachable : (long long)d;
+                const D v = tile[k][c];
+                __stcs(&out[tree * width + j0 + c], v == inf_of<D>() ? unreachable : (long long)v);
             }
         }
         __syncthreads();
