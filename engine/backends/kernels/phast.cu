@@ -49,10 +49,10 @@ struct ClusterSync {
 };
 #endif
 
-// Which rows a chunk reads (`phast_chunk`). In the sweep, every one; with its group's `marks`
-// (a word a node, `mark_step` apart: nonzero where its search up reached it; null: every row
-// was filled), a head's own row is taken as infinite where not marked, never having been
-// filled (read all the same: a gather that waited on the mark cost a round trip a chunk).
+// Which rows a chunk reads (`phast_chunk`). In the sweep, with its group's `marks` (a word a
+// node, `mark_step` apart: nonzero where its search up reached it; null: every row was
+// filled), a head's own row only where marked, the rows the search up never reached having
+// never been filled (a word read in place of a 128-byte row, and no fill, for most nodes).
 // In the core's round `round`, with its group's `stamps` (a word a core node, the last round
 // its row fell, zero at first), only the rows of core nodes (ranks below `k`: the searches up
 // pushed from every node below that they reached, and the others' rows are not filled yet),
@@ -66,12 +66,8 @@ struct Reads {
     int round;
     long long k;
     __device__ __forceinline__ bool of(int t, int h) const {
-        return stamps == nullptr || t == h ||
-               (t < k && (round == 1 || __ldcg(&stamps[t]) >= round - 1));
-    }
-    // Whether head h's own row was never filled.
-    __device__ __forceinline__ bool blank(int h) const {
-        return marks != nullptr && __ldg(&marks[(long long)h * mark_step]) == 0;
+        if (t == h) return marks == nullptr || __ldg(&marks[(long long)h * mark_step]) != 0;
+        return stamps == nullptr || (t < k && (round == 1 || __ldcg(&stamps[t]) >= round - 1));
     }
 };
 
@@ -110,16 +106,14 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
         const int len = (int)min(32LL, a1 - s);
         int t = 0, h = -1;
         unsigned w = 0;
-        bool read = false, blank = false;
+        bool read = false;
         if (lane < len) {
             t = __ldg(&tails[s + lane]);
             h = __ldg(&heads[s + lane]);
             w = __ldg(&weights[s + lane]);
             read = reads.of(t, h);
-            blank = t == h && reads.blank(h);
         }
         const unsigned taken = __ballot_sync(ALL, read);  // the arcs whose tail's row is read
-        unsigned blanks = 0;
         for (int j0 = 0; j0 < len; j0 += PHAST_GATHER) {
             D d[PHAST_GATHER];
             int hj[PHAST_GATHER];
@@ -132,17 +126,14 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
                 wj[j] = __shfl_sync(ALL, w, at);
                 d[j] = taken >> at & 1 ? __ldcg(&table[(long long)tj * row + lane]) : INF;
             }
-            // The own rows never filled, read all the same (not waiting on their marks) and
-            // taken as infinite: asked once the rows are on their way.
-            if (j0 == 0) blanks = __ballot_sync(ALL, blank);
 #pragma unroll
             for (int j = 0; j < PHAST_GATHER; ++j) {
                 if (j0 + j >= len) break;
                 if (hj[j] != head) {  // a node's first arc: from itself, weight 0
                     fell |= phast_put(table, row, head, best, was, unfilled, reads, lane);
                     head = hj[j];
-                    unfilled = blanks >> (j0 + j) & 1;
-                    best = was = unfilled ? INF : d[j];
+                    best = was = d[j];
+                    unfilled = !(taken >> (j0 + j) & 1);
                     continue;
                 }
                 if (d[j] != INF) best = min(best, (D)(d[j] + (D)wj[j]));
