@@ -373,6 +373,21 @@ def test_a_contraction_is_written_behind_its_first_search(kept, monkeypatch):
     assert contraction.of(_same_graph(g)).from_cache
 
 
+def test_a_file_that_fails_behind_only_costs_speed(kept, monkeypatch, capfd):
+    """A write that fails on its thread says nothing (no traceback) and leaves no file."""
+
+    def broken(c, f, key):
+        msg = "disk gone"
+        raise RuntimeError(msg)
+
+    monkeypatch.setattr(contraction.cache, "_save", broken)
+    g = grid_graph(20, 20, seed=6)
+    assert not contraction.of(g).from_cache
+    written()
+    assert not list(kept.glob("*core-*")) and capfd.readouterr().err == ""
+    assert not contraction.of(_same_graph(g)).from_cache  # made again, not read
+
+
 def _same_graph(g):
     """An equal graph that is another object (so not the one contracted in memory)."""
     return dataclasses.replace(g)

@@ -99,11 +99,12 @@ def store_of(graph: CSRGraph, parents: bool) -> str | None:
 
 def row_bytes(graph: CSRGraph, n_columns: int | None, store: str) -> int:
     """Device bytes of one source's results: its row of a table (64-bit at most) and of the
-    core's product (`gpu_memory.CORE_TABLE_NODES` at most), its share of its group's marks
-    and lists, and its ``int64`` distances."""
+    core's product (`gpu_memory.CORE_TABLE_NODES` at most), its share of its group's marks,
+    lists and stamps (a core relaxed by rounds: a word a node at most), and its ``int64``
+    distances."""
     width = graph.n_nodes if n_columns is None else n_columns
     core = 8 * min(graph.n_nodes, gpu_memory.CORE_TABLE_NODES)
-    return 8 * graph.n_nodes + core + 8 * graph.n_nodes // PHAST_TREES + 8 * width
+    return 8 * graph.n_nodes + core + 12 * graph.n_nodes // PHAST_TREES + 8 * width
 
 
 def chunks(ptr, tails, weights, starts, *, names=None, every=False, xp=np) -> tuple:

@@ -512,7 +512,12 @@ def through_cache(
             pass
 
     if behind:
-        writer = threading.Thread(target=keep, name=f"frontier cache {name}")
+
+        def quietly() -> None:  # on its thread, a file not written only costs the next process
+            with contextlib.suppress(Exception):
+                keep()
+
+        writer = threading.Thread(target=quietly, name=f"frontier cache {name}")
         writer.start()  # not a daemon: the interpreter waits for it at exit
         _writers.append(writer)
     else:
