@@ -105,8 +105,9 @@ ASYNC_MAX_BLOCKS = 1024
 #: ``phast_widen``.
 PHAST_TREES, PHAST_BLOCK, PHAST_TILE, PHAST_WIDEN = 32, 512, 128, 256
 #: PHAST's core by its table (kernel ``phast_core``): a block's tile of core nodes by trees,
-#: and the core nodes it reads through shared memory at a time.
-CORE_TILE, CORE_STEP = 64, 32
+#: the core nodes it reads through shared memory at a time, and its threads (4 × 4 sums a
+#: thread: a tile of 64 takes 16 × 16).
+CORE_TILE, CORE_STEP, CORE_THREADS = 64, 32, 256
 
 #: Bytes of an arc in the kernels' arc table (``Arc``: head, weight, head's arc range).
 ARC_BYTES = 16
@@ -232,6 +233,7 @@ def header() -> str:
         "PHAST_WIDEN": PHAST_WIDEN,
         "CORE_TILE": CORE_TILE,
         "CORE_STEP": CORE_STEP,
+        "CORE_THREADS": CORE_THREADS,
         "ARC_BYTES": ARC_BYTES,
         "ENTRY_BYTES": ENTRY.itemsize,
         "RING_ENTRY_BYTES": RING_ENTRY_BYTES,

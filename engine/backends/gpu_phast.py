@@ -34,6 +34,7 @@ from engine import contraction
 from engine.backends import device as _backend
 from engine.backends import gpu_memory
 from engine.backends.contract import (
+    CORE_THREADS,
     CORE_TILE,
     PHAST_BLOCK,
     PHAST_TILE,
@@ -293,7 +294,7 @@ def rows(
             core = cp.empty(k * row, dtype=dtype)
             sums = np.dtype(np.uint32 if graph.candidate_bound() < HALF_32 else np.uint64)
             _function("phast_core", dtype, sums)(
-                (-(-row // CORE_TILE), -(-k // CORE_TILE)), (256,),
+                (-(-row // CORE_TILE), -(-k // CORE_TILE)), (CORE_THREADS,),
                 (gpu_memory.core_table(c, dtype), tables, core, np.int64(k), np.int64(row)),
             )  # fmt: skip
             tables[: k * row] = core

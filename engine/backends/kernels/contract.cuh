@@ -106,6 +106,7 @@ enum {
 #define PHAST_WIDEN 256
 #define CORE_TILE 64
 #define CORE_STEP 32
+#define CORE_THREADS 256
 #define ARC_BYTES 16
 #define ENTRY_BYTES 12
 #define RING_ENTRY_BYTES 16

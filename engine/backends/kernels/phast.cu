@@ -223,7 +223,7 @@ __device__ __forceinline__ void phast_up(bool push, int u, D* table, long long r
         unsigned w = 0;
         if (lane < len) {
             v = __ldg(&out_heads[s + lane]);
-            w = __ldg(&out_weights[s + lane]);
+            if (push) w = __ldg(&out_weights[s + lane]);
         }
         if (!push) {
             const bool first =
@@ -376,13 +376,15 @@ __device__ __forceinline__ A clamped(D d) {
     return d == inf_of<D>() ? half_of<A>() : min((A)d, half_of<A>());
 }
 template <typename D, typename A>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(CORE_THREADS)
     phast_core(const D* __restrict__ table, const D* __restrict__ x, D* __restrict__ y,
                long long k, long long width) {
+    constexpr int SIDE = CORE_TILE / 4;  // threads a side of the tile, 4 sums each way
+    static_assert(CORE_THREADS == SIDE * SIDE, "phast_core: a thread for 4 x 4 of a tile");
     constexpr A HALF = half_of<A>();
     __shared__ A ts[CORE_STEP][CORE_TILE];
     __shared__ A xs[CORE_STEP][CORE_TILE];
-    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int tx = threadIdx.x % SIDE, ty = threadIdx.x / SIDE;
     const long long v0 = (long long)blockIdx.y * CORE_TILE;
     const long long j0 = (long long)blockIdx.x * CORE_TILE;
     A acc[4][4];
@@ -411,8 +413,8 @@ __global__ void __launch_bounds__(256)
             A a[4], b[4];
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
-                a[i] = ts[e][ty + 16 * i];
-                b[i] = xs[e][tx + 16 * i];
+                a[i] = ts[e][ty + SIDE * i];
+                b[i] = xs[e][tx + SIDE * i];
             }
 #pragma unroll
             for (int i = 0; i < 4; ++i)
@@ -425,7 +427,7 @@ __global__ void __launch_bounds__(256)
     for (int i = 0; i < 4; ++i)
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-            const long long v = v0 + ty + 16 * i, t = j0 + tx + 16 * j;
+            const long long v = v0 + ty + SIDE * i, t = j0 + tx + SIDE * j;
             if (v < k && t < width)
                 y[v * width + t] = acc[i][j] >= HALF ? inf_of<D>() : (D)acc[i][j];
         }
