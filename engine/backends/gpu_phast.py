@@ -15,7 +15,9 @@ kernel ``phast_core``, a product of the searches' rows of the core by the table 
 core down, a level's chunks and groups shared by the whole grid (decision 0109); a larger
 core (the 16M-node city's) it relaxes first, the same way, until nothing changes, each round
 reading only the core's rows that fell since the round before. Kernel ``phast_widen`` then
-writes the matrix `many_to_many` keeps: a row a source, ``int64``, in node order. Its NumPy
+writes the matrix `many_to_many` keeps: a row a source, ``int64``, in node order, sweeping
+the last level itself (no node reads its rows: they go from the gathers to the matrix,
+never through the table), but where the sweep was restricted to the columns. Its NumPy
 twin is `engine.contraction.trees`.
 
 The same calls as `engine.backends.gpu_many` (`store_of`, `row_bytes`, `rows`), so that
@@ -177,23 +179,26 @@ def traffic(graph: CSRGraph) -> dict[str, float]:
     A group of `PHAST_TREES` trees has a table of a row a node (`PHAST_TREES` distances):
     the launcher fills the core's rows; the sweep reads, for each node below the core, its
     search's mark (a word a group) and its tails' rows and writes its row, with the arcs
-    (its own among them) read once a group; `phast_core` reads the core's rows and writes
-    them again (by way of a copy); `phast_widen` reads the table and writes the ``int64``
+    (its own among them) read once a group, but for the last level's, which `phast_widen`
+    reads and sweeps into the matrix; `phast_core` reads the core's rows and writes them
+    again (by way of a copy); `phast_widen` reads the other rows and writes the ``int64``
     matrix. ``layout``: all of it with no reuse in a cache (the search up, a few thousand
     nodes and their own rows, and the core's table, read once a tile of trees, left out).
-    ``floor``: each distance written once in the table and once in the matrix, and the arcs
-    read once a group.
+    ``floor``: each distance but the last level's written once in the table, each written
+    once in the matrix, and the arcs read once a group.
     """
     c = hierarchy(graph)
     lv = contraction.levels(c)
     n, k, item = graph.n_nodes, c.n_core, np.dtype(c.graph.distance_dtype()).itemsize
     core = 5 * item * k if k <= gpu_memory.CORE_TABLE_NODES else item * k
     down, below = int(lv.down_tails.size), n - k
+    last = n - int(lv.starts[-2]) if lv.n_levels > 1 else 0
     arcs = 12 * (down + below) / PHAST_TREES  # tails, heads and weights, own arcs too
     marks = 4 * below / PHAST_TREES
+    rows = item * (below - last) + item * (n - last)  # the sweep's writes, the widening's reads
     return {
-        "layout": item * (down + below) + marks + core + arcs + item * n + 8 * n,
-        "floor": item * n + 8 * n + arcs,
+        "layout": item * (down + below) + marks + core + arcs + rows + 8 * n,
+        "floor": item * (n - last) + 8 * n + arcs,
     }
 
 
@@ -218,7 +223,8 @@ def _device_down(c: contraction.Contraction, columns, n_sources: int) -> tuple |
 def _device(c: contraction.Contraction) -> tuple:
     """The hierarchy's ranks, levels, arcs up by tail (`pushes`) and chunks (`chunks`: the
     core's arcs in, the arcs down) on the device (uploaded once), its number of levels, its
-    arcs up and its arcs down."""
+    arcs up and its arcs down, and its arcs down by rank (``down_ptr``, on the device) with
+    the first rank of its last level (the one ``phast_widen`` sweeps; n where none is)."""
     if c not in _uploads:
         cp = _backend.cupy()
         lv = contraction.levels(c)
@@ -230,7 +236,9 @@ def _device(c: contraction.Contraction) -> tuple:
         up = chunks(*up, starts, xp=cp)
         down = chunks(down_ptr, down_tails, down_weights, starts, every=True, xp=cp)
         arrays = (rank, starts, *(cp.asarray(a) for a in pushes(lv)), *up, *down)
-        _uploads[c] = (arrays, lv.n_levels, int(lv.up_tails.size), int(lv.down_tails.size))
+        bottom = int(lv.starts[-2]) if lv.n_levels > 1 else c.graph.n_nodes
+        _uploads[c] = (arrays, lv.n_levels, int(lv.up_tails.size), int(lv.down_tails.size),
+                       down_ptr, bottom)  # fmt: skip
     return _uploads[c]
 
 
@@ -260,11 +268,13 @@ def rows(
         raise ValueError(msg)
     cp = _backend.cupy()
     c = hierarchy(graph)
-    (rank, *arrays), n_levels, n_up, n_down = _device(c)
+    (rank, *arrays), n_levels, n_up, n_down, down_ptr, bottom = _device(c)
     restricted = None if columns is None else _device_down(c, columns, len(sources))
     if restricted is not None:  # the sweep restricted to what the columns need
         down, n_down = restricted
         arrays[-len(down) :] = down
+        bottom = graph.n_nodes  # its levels all swept by phast_sweep
+    fused = bottom < graph.n_nodes  # the last level swept by phast_widen
     dtype = np.dtype(c.graph.distance_dtype())
     n, m = graph.n_nodes, len(sources)
     groups = -(-m // PHAST_TREES)
@@ -301,7 +311,7 @@ def rows(
         sweep = _function("phast_sweep", dtype)
         grid = _backend.multiprocessor_count() * _backend.resident_blocks(sweep, PHAST_BLOCK)
         rounds = 0 < k and not by_table  # a core that no table takes: the grid's rounds
-        sweep((grid,), (PHAST_BLOCK,), (np.int32(n_levels), *arrays[-5:], tables,
+        sweep((grid,), (PHAST_BLOCK,), (np.int32(n_levels - fused), *arrays[-5:], tables,
               np.int64(groups), np.int64(group_step), np.int64(row), np.int32(rounds),
               *arrays[5:10], cp.zeros(1, dtype=np.int32),
               marks if restricted is None else 0,
@@ -317,7 +327,8 @@ def rows(
     widen(
         (grid,), (PHAST_WIDEN,),
         (tables, np.int64(group_step), np.int64(row), np.int64(m), rank, picked, np.int64(width),
-         np.int64(UNREACHABLE), dist),
+         np.int64(UNREACHABLE), dist, np.int64(bottom), down_ptr if fused else 0,
+         arrays[-2] if fused else 0, arrays[-1] if fused else 0, marks if fused else 0),
     )  # fmt: skip
     if into is not None and not direct:
         into[...] = dist

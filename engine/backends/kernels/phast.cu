@@ -442,12 +442,24 @@ __global__ void __launch_bounds__(CORE_THREADS)
 // a row, one a tree, ran at a sixth of the memory's speed), streaming past the cache.
 // Neighbouring blocks take the groups of one tile, so that the rows of a column read at once
 // lie side by side (the tables interleaved).
+//
+// The sweep's last level (ranks from `bottom` on; none where `bottom` is n) is swept here,
+// not by `phast_sweep`: no node reads those rows, so a column of it takes the least of its
+// own row (where its search up `marks` it, else none) and d(tail) + w over its arcs down
+// (rank r's arcs in the sweep's arrays `tails` and `weights` are r + down_ptr[r] + 1 up to
+// r + 1 + down_ptr[r + 1], after its own arc), straight into the tile: the rows of 40 % of
+// PACE NE's nodes, say, neither written nor read again.
 template <typename D>
 __global__ void __launch_bounds__(PHAST_WIDEN)
     phast_widen(const D* tables, long long group_step, long long row, long long n_sources,
                 const long long* rank, const long long* columns, long long width,
-                long long unreachable, long long* out) {
+                long long unreachable, long long* out, long long bottom,
+                const long long* __restrict__ down_ptr, const int* __restrict__ tails,
+                const unsigned* __restrict__ weights, const int* __restrict__ marks) {
     constexpr int WARPS = PHAST_WIDEN / 32, EACH = PHAST_TILE / WARPS;
+    static_assert(EACH <= 32, "phast_widen: a lane a column of a warp's");
+    const D INF = inf_of<D>();
+    const unsigned ALL = 0xffffffffu;
     __shared__ D tile[PHAST_TREES][PHAST_TILE + 1];
     __shared__ long long ranks[PHAST_TILE];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -455,19 +467,73 @@ __global__ void __launch_bounds__(PHAST_WIDEN)
     const long long tiles = (width + PHAST_TILE - 1) / PHAST_TILE;
     for (long long t = blockIdx.x; t < groups * tiles; t += gridDim.x) {
         const long long g = t % groups, j0 = t / groups * PHAST_TILE;
+        const D* table = tables + g * group_step;
         for (int c = threadIdx.x; c < PHAST_TILE; c += PHAST_WIDEN) {
             const long long j = j0 + c;
             ranks[c] = j < width ? __ldg(&rank[columns ? __ldg(&columns[j]) : j]) : -1;
         }
         __syncthreads();
+        // Lane i < EACH: column warp + i * WARPS, its rank, and its arcs down where swept here.
+        long long r = -1, a0 = 0;
+        int arcs = 0;
+        bool own = true;
+        if (lane < EACH) {
+            r = ranks[warp + lane * WARPS];
+            if (r >= bottom) {
+                a0 = r + __ldg(&down_ptr[r]) + 1;
+                arcs = (int)(r + 1 + __ldg(&down_ptr[r + 1]) - a0);
+                own = __ldg(&marks[r * groups + g]) != 0;
+            }
+        }
+        const unsigned owned = __ballot_sync(ALL, r >= 0 && own);
         D d[EACH];
 #pragma unroll
         for (int i = 0; i < EACH; ++i) {
-            const long long r = ranks[warp + i * WARPS];
-            d[i] = r >= 0 ? __ldcg(&tables[g * group_step + r * row + lane]) : inf_of<D>();
+            const long long ri = __shfl_sync(ALL, r, i);
+            d[i] = owned >> i & 1 ? __ldcg(&table[ri * row + lane]) : INF;
         }
 #pragma unroll
         for (int i = 0; i < EACH; ++i) tile[lane][warp + i * WARPS] = d[i];
+        // The arcs down of the warp's columns of the last level, a lane an arc, 32 at a time:
+        // `before` arcs in the columns before lane i's.
+        int before = arcs;
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const int x = __shfl_up_sync(ALL, before, o);
+            if (lane >= o) before += x;
+        }
+        const int total = __shfl_sync(ALL, before, 31);
+        before -= arcs;
+        for (int q0 = 0; q0 < total; q0 += 32) {
+            const int q = q0 + lane;
+            int column = 0;  // the last lane whose arcs begin at or before q
+#pragma unroll
+            for (int i = 1; i < EACH; ++i)
+                if (__shfl_sync(ALL, before, i) <= q) column = i;
+            const long long from = __shfl_sync(ALL, a0, column) + q - __shfl_sync(ALL, before, column);
+            int tail = 0;
+            unsigned w = 0;
+            if (q < total) tail = __ldg(&tails[from]), w = __ldg(&weights[from]);
+            const int len = min(32, total - q0);
+            for (int j0 = 0; j0 < len; j0 += PHAST_GATHER) {
+                D dj[PHAST_GATHER];
+                unsigned wj[PHAST_GATHER];
+                int cj[PHAST_GATHER];
+#pragma unroll
+                for (int j = 0; j < PHAST_GATHER; ++j) {
+                    const int at = (j0 + j) & 31;
+                    const int tj = __shfl_sync(ALL, tail, at);
+                    wj[j] = __shfl_sync(ALL, w, at);
+                    cj[j] = __shfl_sync(ALL, column, at);
+                    dj[j] = j0 + j < len ? __ldcg(&table[(long long)tj * row + lane]) : INF;
+                }
+#pragma unroll
+                for (int j = 0; j < PHAST_GATHER; ++j) {
+                    D& cell = tile[lane][warp + cj[j] * WARPS];
+                    if (dj[j] != INF) cell = min(cell, (D)(dj[j] + (D)wj[j]));
+                }
+            }
+        }
         __syncthreads();
         for (int i = threadIdx.x; i < PHAST_TREES * PHAST_TILE; i += PHAST_WIDEN) {
             const int k = i / PHAST_TILE, c = i % PHAST_TILE;
