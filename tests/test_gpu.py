@@ -259,15 +259,20 @@ def test_phasts_one_tree_by_the_cores_table_equals_the_searched_core(
     max_weight, dtype, monkeypatch
 ):
     # Zero weights, unreachable parts (a sparse random graph) and 64-bit distances; kernel
-    # phast_tree (climb, core table, sweep) against the core searched (a core too large).
+    # phast_tree (climb, core table, sweep, the last level swept as the distances are written)
+    # against the core searched (a core too large, or levels too many for the climb).
     g = random_graph(np.random.default_rng(3), 3_000, 9_000, max_weight=max_weight)
     c = engine.contraction.of(g, "hierarchy")
     spec = RunSpec(c.graph, 0, METHODS["phast"], 1, 64, None, c.graph.distance_dtype(), None,
                    contraction=c)  # fmt: skip
     assert c.n_core > 0 and spec.dtype == dtype and _gpu.tree_by_table(spec)
+    monkeypatch.setattr(_gpu, "CLIMB_LEVELS", c.n_rounds)
+    assert not _gpu.tree_by_table(spec)
+    monkeypatch.undo()
     monkeypatch.setattr(gpu_memory, "CORE_TABLE_NODES", c.n_core - 1)
     assert not _gpu.tree_by_table(spec)
-    for source in (0, 17, 2_999, int(np.flatnonzero(c.round_of < 0)[0])):  # a core node too
+    last = engine.contraction.levels(c).nodes[-1]  # a node of the last level
+    for source in (0, 17, 2_999, int(last), int(np.flatnonzero(c.round_of < 0)[0])):
         reference = sssp(g, source, method="dijkstra").distances
         assert (reference == engine.UNREACHABLE).any()
         searched = sssp(g, source, method="phast", backend="gpu").distances

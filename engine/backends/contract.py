@@ -108,6 +108,9 @@ PHAST_TREES, PHAST_BLOCK, PHAST_TILE, PHAST_WIDEN = 32, 512, 128, 256
 #: the core nodes it reads through shared memory at a time, and its threads (4 × 4 sums a
 #: thread: a tile of 64 takes 16 × 16).
 CORE_TILE, CORE_STEP, CORE_THREADS = 64, 32, 256
+#: Method phast's one tree (kernel ``phast_tree``): the most levels of a hierarchy whose
+#: climb keeps their counts and starts in shared memory (a hierarchy of more takes the search).
+CLIMB_LEVELS = 256
 
 #: Bytes of an arc in the kernels' arc table (``Arc``: head, weight, head's arc range).
 ARC_BYTES = 16
@@ -234,6 +237,7 @@ def header() -> str:
         "CORE_TILE": CORE_TILE,
         "CORE_STEP": CORE_STEP,
         "CORE_THREADS": CORE_THREADS,
+        "CLIMB_LEVELS": CLIMB_LEVELS,
         "ARC_BYTES": ARC_BYTES,
         "ENTRY_BYTES": ENTRY.itemsize,
         "RING_ENTRY_BYTES": RING_ENTRY_BYTES,

@@ -28,8 +28,9 @@ instead, from which the recording by phase is made as on the CPU.
 ``phast``'s one tree, not recorded, on a hierarchy whose core takes a table of every pair
 (`gpu_memory.CORE_TABLE_NODES`), is one cooperative launch of ``phast_tree``
 (`phast_tree`): the climb from the source level by level in one block, the core from the
-table, the sweep down, the distances into the host's memory. Otherwise it searches like
-``near_far_async``, one band, and sweeps (``sweep_down``) as ``near_far_core`` does.
+table, the sweep down, the distances into the host's memory, the last level swept as they
+are written. Otherwise it searches like ``near_far_async``, one band, and sweeps
+(``sweep_down``) as ``near_far_core`` does.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from engine.backends.contract import (
     ASYNC_PARAMS,
     ASYNC_SHARED_BYTES,
     ASYNC_WIDE_BLOCK,
+    CLIMB_LEVELS,
     CLUSTER,
     CLUSTER_BLOCK,
     CLUSTER_SHARED_BYTES,
@@ -137,12 +139,15 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
 
 def tree_by_table(spec: RunSpec) -> bool:
     """Whether kernel ``phast_tree`` makes the tree of ``spec``: method phast's one tree,
-    not recorded, on a hierarchy whose core takes a table (`gpu_memory.CORE_TABLE_NODES`)."""
+    not recorded, on a hierarchy whose core takes a table (`gpu_memory.CORE_TABLE_NODES`)
+    and whose levels, the core's with them, the climb keeps in shared memory
+    (`CLIMB_LEVELS`)."""
     c = spec.contraction
     return (
         spec.method.contraction == "hierarchy"
         and spec.recording is None
         and c.n_core <= gpu_memory.CORE_TABLE_NODES
+        and c.n_rounds + 1 <= CLIMB_LEVELS
     )
 
 
@@ -154,18 +159,19 @@ def phast_tree(spec: RunSpec):
     n = graph.n_nodes
     dev = gpu_memory.uploads[graph]
     levels, n_levels, firsts, heads, tails, weights = gpu_memory.device_sweep(c)
-    level_of, starts, rank, core_nodes = gpu_memory.device_climb(c)
+    level_of, starts, rank, core_nodes, bottom, bottom_at = gpu_memory.device_climb(c)
     table = gpu_memory.core_table(c, dtype)
     dist = cp.empty(n, dtype=dtype)
     lists = cp.empty(n, dtype=np.int32)
-    counts = cp.empty(int(n_levels) + 4, dtype=np.uint32)
+    counts = cp.empty(4, dtype=np.uint32)  # the core's entries; the climb's arcs (8 bytes)
     out = _backend.pinned_empty(n, np.int64)
     tally = _backend.pinned_empty(2, np.uint64)
     args = (
         dist, np.int64(n), np.int64(spec.source), level_of, starts, lists, counts,
         dev.indptr, dev.indices, dev.weights, rank, core_nodes, np.int32(c.n_core),
-        0 if table is None else table, levels, n_levels, firsts, heads, tails, weights,
-        _backend.host_pointer(out), np.int64(UNREACHABLE), _backend.host_pointer(tally),
+        0 if table is None else table, levels, n_levels, firsts, heads, tails, weights, bottom,
+        0 if bottom_at is None else bottom_at, _backend.host_pointer(out), np.int64(UNREACHABLE),
+        _backend.host_pointer(tally),
     )  # fmt: skip
     launch_elementwise("phast_tree", dtype, n, args)
     cp.cuda.get_current_stream().synchronize()

@@ -125,17 +125,32 @@ def device_sweep(c: Contraction) -> tuple:
 
 
 def device_climb(c: Contraction) -> tuple:
-    """Kernel ``phast_tree``'s climb and core arguments for ``c`` (uploaded once): each
-    node's level (``int32``; 0 the core), the levels' rank ranges (``int64``), each node's
-    rank (a core node's is its row of the table) and the node of each core rank."""
+    """Kernel ``phast_tree``'s climb, core and last level arguments for ``c`` (uploaded
+    once): each node's level (``int32``; 0 the core), the levels' rank ranges (``int64``),
+    each node's rank (a core node's is its row of the table), the node of each core rank,
+    and the last level the kernel sweeps as it writes the distances out: its first rank
+    (n where the hierarchy has no level below its top) and each of its ranks' first arc in
+    `device_sweep`'s chunks, and one more (``int64``; None where no level is)."""
     if c not in _climbs:
         cp = _backend.cupy()
         lv = contraction.levels(c)
+        n = lv.rank.size
+        bottom, at = n, None
+        if lv.n_levels > 1:
+            bottom = int(lv.starts[-2])
+            degree = np.diff(lv.down_ptr[bottom:])
+            at = np.empty(n - bottom + 1, dtype=np.int64)
+            at[0] = lv.down_ptr[bottom] + np.count_nonzero(np.diff(lv.down_ptr[: bottom + 1]))
+            np.cumsum(degree + (degree > 0), out=at[1:])
+            at[1:] += at[0]
+            at = cp.asarray(at)
         _climbs[c] = (
             cp.asarray(lv.level[lv.rank]),
             cp.asarray(lv.starts),
             cp.asarray(lv.rank.astype(np.int32)),
             cp.asarray(lv.nodes[: c.n_core].astype(np.int32)),
+            np.int64(bottom),
+            at,
         )
     return _climbs[c]
 

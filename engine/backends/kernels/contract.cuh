@@ -107,6 +107,7 @@ enum {
 #define CORE_TILE 64
 #define CORE_STEP 32
 #define CORE_THREADS 256
+#define CLIMB_LEVELS 256
 #define ARC_BYTES 16
 #define ENTRY_BYTES 12
 #define RING_ENTRY_BYTES 16

@@ -419,37 +419,51 @@ __global__ void sweep_down(D* dist, const long long* levels, int n_levels,
 // has a distance table (`core_table`): the climb from the source, level by level up, in
 // block 0 (a climb reaches a few nodes a level: PACE NY's 100-230 in all); the core's
 // distances from the core nodes the climb reached and the table; the sweep down
-// (sweep_levels). Node `v` is in level level_of[v] (0: the core; 1: the top), whose ranks
-// starts[l]..starts[l + 1] bound its list of nodes reached.
+// (sweep_levels) but for its last level, which the distances' writing into the host's memory
+// sweeps as it goes (those nodes' tails are all above: their rows are final). Node `v` is in
+// level level_of[v] (0: the core; 1: the top), whose ranks starts[l]..starts[l + 1] bound its
+// list of nodes reached. The climb keeps the levels' counts and starts in block 0's shared
+// memory (at most CLIMB_LEVELS levels: the launcher's condition): a level then waits on
+// three loads of the device's memory (a node, its arcs, their heads' levels) and its
+// atomics, not five.
+
 template <typename D>
 __device__ void phast_climb(D* dist, long long source, const int* level_of,
-                            const long long* starts, int* lists, unsigned* counts,
+                            const long long* starts, int* lists, unsigned* counts, int n_levels,
                             const long long* indptr, const int* indices,
                             const unsigned* weights, unsigned long long* relaxed) {
+    __shared__ unsigned count_of[CLIMB_LEVELS];
+    __shared__ long long start_of[CLIMB_LEVELS];
+    for (int l = threadIdx.x; l < n_levels; l += blockDim.x) {
+        count_of[l] = 0;
+        start_of[l] = starts[l];
+    }
     const int top = level_of[source];
+    __syncthreads();
     if (threadIdx.x == 0) {
         dist[source] = 0;
-        lists[starts[top]] = (int)source;
-        counts[top] = 1;
+        lists[start_of[top]] = (int)source;
+        count_of[top] = 1;
     }
     __syncthreads();
     unsigned long long arcs = 0;
     for (int l = top; l >= 1; --l) {  // each arc up ends in a level above (lower l) or the core
-        const unsigned count = __ldcg(&counts[l]);
+        const unsigned count = count_of[l];
         if (count) {
             // A group of lanes a node (its arcs side by side): the warp's 32 for a few nodes.
             const unsigned wide = count >= blockDim.x ? 1u : blockDim.x / count;
             const unsigned per = min(32u, 1u << (31 - __clz(wide)));
             const unsigned group = threadIdx.x / per, groups = blockDim.x / per;
+            const long long start = start_of[l];
             for (unsigned k = group; k < count; k += groups) {
-                const int u = __ldcg(&lists[starts[l] + k]);
+                const int u = __ldcg(&lists[start + k]);
                 const D du = __ldcg(&dist[u]);  // final: every arc into u is from below
                 const long long a1 = indptr[u + 1];
                 for (long long a = indptr[u] + threadIdx.x % per; a < a1; a += per) {
                     const int h = indices[a];
                     const int lh = level_of[h];
                     if (atomicMin(&dist[h], (D)(du + (D)weights[a])) == inf_of<D>()) {
-                        lists[starts[lh] + atomicAdd(&counts[lh], 1u)] = h;  // reached first
+                        lists[start_of[lh] + atomicAdd(&count_of[lh], 1u)] = h;  // reached first
                     }
                     ++arcs;
                 }
@@ -457,9 +471,12 @@ __device__ void phast_climb(D* dist, long long source, const int* level_of,
         }
         __syncthreads();
     }
+    if (threadIdx.x == 0) counts[0] = count_of[0];  // the core's entries, for the grid
     if (arcs) atomicAdd(relaxed, arcs);
 }
 
+// `bottom` is the last level's first rank (n: none swept at the end) and bottom_at[r - bottom]
+// rank r's first arc in the sweep's chunks (its own, then its arcs down).
 template <typename D>
 __global__ void phast_tree(D* dist, long long n, long long source, const int* level_of,
                            const long long* starts, int* lists, unsigned* counts,
@@ -467,19 +484,20 @@ __global__ void phast_tree(D* dist, long long n, long long source, const int* le
                            const int* core_rank, const int* core_nodes, int n_core,
                            const D* table, const long long* levels, int n_levels,
                            const long long* firsts, const int* heads, const int* tails,
-                           const unsigned* down_weights, long long* out, long long unreachable,
+                           const unsigned* down_weights, long long bottom,
+                           const long long* bottom_at, long long* out, long long unreachable,
                            unsigned long long* tally) {
     cg::grid_group grid = cg::this_grid();
     const long long stride = (long long)gridDim.x * blockDim.x;
     const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    // counts: a count a level, then (8-byte aligned) the climb's arcs relaxed.
-    unsigned long long* relaxed = (unsigned long long*)&counts[(n_levels + 2) & ~1];
+    // counts: the core nodes the climb reached, then (8-byte aligned) its arcs relaxed.
+    unsigned long long* relaxed = (unsigned long long*)&counts[2];
     for (long long i = first; i < n; i += stride) dist[i] = inf_of<D>();
-    for (long long i = first; i < n_levels + 4; i += stride) counts[i] = 0;
+    if (first < 4) counts[first] = 0;
     grid.sync();
     if (blockIdx.x == 0) {
-        phast_climb(dist, source, level_of, starts, lists, counts, indptr, indices, weights,
-                    relaxed);
+        phast_climb(dist, source, level_of, starts, lists, counts, n_levels, indptr, indices,
+                    weights, relaxed);
     }
     grid.sync();
     // The core: each core node's least d(e) + table[e][v] over the core nodes e the climb
@@ -499,10 +517,19 @@ __global__ void phast_tree(D* dist, long long n, long long source, const int* le
         if (best != inf_of<D>()) atomicMin(&dist[core_nodes[v]], best);
     }
     grid.sync();
-    sweep_levels(dist, levels, n_levels, firsts, heads, tails, down_weights);
+    sweep_levels(dist, levels, n_levels - (bottom < n), firsts, heads, tails, down_weights);
     grid.sync();
     for (long long i = first; i < n; i += stride) {
-        out[i] = dist[i] == inf_of<D>() ? unreachable : (long long)dist[i];
+        D v = __ldcg(&dist[i]);
+        const long long r = bottom < n ? core_rank[i] - bottom : -1;
+        if (r >= 0) {  // the last level's node: its least d(tail) + w, its own arc's first
+            const long long a1 = __ldg(&bottom_at[r + 1]);
+            for (long long a = __ldg(&bottom_at[r]); a < a1; ++a) {
+                const D d = __ldcg(&dist[__ldg(&tails[a])]);
+                if (d != inf_of<D>()) v = min(v, (D)(d + (D)__ldg(&down_weights[a])));
+            }
+        }
+        out[i] = v == inf_of<D>() ? unreachable : (long long)v;
     }
     if (first == 0) {
         tally[0] = __ldcg(relaxed);
