@@ -281,7 +281,8 @@ def test_phasts_one_tree_by_the_cores_table_equals_the_searched_core(
         monkeypatch.setattr(gpu_memory, "CORE_TABLE_NODES", c.n_core - 1)
         np.testing.assert_array_equal(searched, reference)
         np.testing.assert_array_equal(by_table.distances, reference)
-        assert by_table.counters.edges_relaxed > c.n_down
+        if (reference != engine.UNREACHABLE).sum() > 1:  # its climb relaxed an arc at least
+            assert by_table.counters.edges_relaxed > c.n_down
     # The table (Floyd and Warshall on the GPU) is SciPy's distances within the core.
     core = engine.contraction.levels(c).nodes[: c.n_core]
     within = dijkstra(c.graph.scipy_matrix()[core][:, core], directed=True)
