@@ -132,18 +132,14 @@ def device_climb(c: Contraction) -> tuple:
     (n where the hierarchy has no level below its top) and each of its ranks' first arc in
     `device_sweep`'s chunks, and one more (``int64``; None where no level is)."""
     if c not in _climbs:
+        from engine.backends.gpu_phast import arc_starts
+
         cp = _backend.cupy()
         lv = contraction.levels(c)
-        n = lv.rank.size
-        bottom, at = n, None
+        bottom, at = lv.rank.size, None
         if lv.n_levels > 1:
             bottom = int(lv.starts[-2])
-            degree = np.diff(lv.down_ptr[bottom:])
-            at = np.empty(n - bottom + 1, dtype=np.int64)
-            at[0] = lv.down_ptr[bottom] + np.count_nonzero(np.diff(lv.down_ptr[: bottom + 1]))
-            np.cumsum(degree + (degree > 0), out=at[1:])
-            at[1:] += at[0]
-            at = cp.asarray(at)
+            at = cp.asarray(arc_starts(lv.down_ptr)[bottom:])
         _climbs[c] = (
             cp.asarray(lv.level[lv.rank]),
             cp.asarray(lv.starts),

@@ -131,8 +131,7 @@ def chunks(ptr, tails, weights, starts, *, names=None, every=False, xp=np) -> tu
     nodes = xp.flatnonzero(has)  # the ranks with arcs
     if names is None:
         names = xp.arange(n, dtype=np.int32)
-    at = xp.zeros(n + 1, dtype=np.int64)  # each rank's first arc, its own
-    xp.cumsum(degree + has, out=at[1:])
+    at = arc_starts(ptr, every=every, xp=xp)
     total = int(at[-1])
     own = xp.zeros(total, dtype=bool)
     own[at[:-1][has]] = True
@@ -159,6 +158,16 @@ def chunks(ptr, tails, weights, starts, *, names=None, every=False, xp=np) -> tu
     firsts = xp.concatenate([ends[path[path < m]], at[-1:]])
     levels = xp.searchsorted(firsts[:-1], at[starts]).astype(np.int64)
     return levels, firsts, heads, out_tails, out_weights
+
+
+def arc_starts(ptr, *, every=False, xp=np):
+    """Each rank's first arc in `chunks`' arrays of the arcs ``ptr`` bounds (its own arc of
+    weight 0 first where it has one: each rank with arcs, or each rank where ``every``), and
+    one more (``int64``, of the array module ``xp``)."""
+    degree = xp.diff(ptr)
+    at = xp.zeros(ptr.size, dtype=np.int64)
+    xp.cumsum(degree + 1 if every else degree + (degree > 0), out=at[1:])
+    return at
 
 
 def pushes(lv: contraction.Levels) -> tuple[np.ndarray, ...]:
