@@ -162,6 +162,29 @@ def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("together", [1, 2, 4])
+@pytest.mark.parametrize("max_weight", [50, 2**31])
+def test_groups_swept_together_equal_scipy(together, max_weight, monkeypatch):
+    """A warp of the sweep takes ``together`` groups at once, a lane that many trees side
+    by side (one load of 8 to 32 bytes a tail): 100 sources (four groups, the last short),
+    70 (three: taken one at a time), the whole sweep and one restricted to columns (every
+    own row read), 32- and 64-bit distances, all SciPy's."""
+    rng = np.random.default_rng(3)
+    g = random_graph(rng, 2_000, 7_000, max_weight=max_weight)
+    wide = gpu_phast.hierarchy(g).graph.distance_dtype() == np.uint64
+    assert wide == (max_weight == 2**31)
+    sources = rng.choice(2_000, 100, replace=False)
+    reference = _reference(g, sources)
+    for m in (100, 70):
+        dist = gpu_phast.rows(g, sources[:m], None, together=together)[0].get()
+        np.testing.assert_array_equal(dist, reference[:m])
+    monkeypatch.setattr(gpu_phast, "FILL", 3)
+    columns = np.array([9, 1_999, 0, 9])
+    part = gpu_phast.rows(g, sources, columns, together=together)[0].get()
+    np.testing.assert_array_equal(part, reference[:, columns])
+
+
+@pytest.mark.gpu
 def test_no_distance_is_read_before_it_is_written(monkeypatch):
     """The launcher fills only the core's rows and the searches up fill those they reach:
     every other distance the kernels read they wrote first. Every buffer CuPy hands out

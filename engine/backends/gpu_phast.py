@@ -58,6 +58,10 @@ CLUSTER = 4
 #: making the restriction took 40-240 ms of the host and saved 17 ms a 1,000 sources
 #: (decisions/0095).
 FILL = 32 * PHAST_TREES
+#: Groups of trees a warp of the sweep takes at once (a lane P trees side by side, one load
+#: of P distances a tail), halved until it divides the groups; and the gathers a lane keeps
+#: in flight (kernel ``phast_sweep``'s template arguments P and G).
+TOGETHER, GATHERS = 1, 8
 #: The row store: 32- or 64-bit distances as the hierarchy's bound needs.
 STORE = "phast"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "u64"}
@@ -260,13 +264,15 @@ def rows(
     parents: bool = False,
     into=None,
     cluster: int | None = None,
+    together: int | None = None,
 ):
     """The trees from ``sources``: distances to ``columns`` (all nodes when None) as
     ``int64`` (`UNREACHABLE` where unreached), on the device and without waiting.
 
     ``into``, a CuPy ``int64`` array of the result's shape, receives the distances directly.
     ``cluster`` blocks share a group's search up (0: one block; default `CLUSTER` where
-    the GPU has clusters, else 0).
+    the GPU has clusters, else 0). ``together``: groups a warp of the sweep takes at once
+    (default `TOGETHER`; halved until it divides the groups).
     ``delta`` is not used (PHAST has no bands); ``parents`` is refused (`store_of`).
 
     Returns CuPy arrays (distances, None, counters): the counters are each source's arcs
@@ -317,7 +323,10 @@ def rows(
                 (gpu_memory.core_table(c, dtype), tables, core, np.int64(k), np.int64(row)),
             )  # fmt: skip
             tables[: k * row] = core
-        sweep = _function("phast_sweep", dtype)
+        together = TOGETHER if together is None else together
+        while groups % together:
+            together //= 2
+        sweep = _function("phast_sweep", dtype, together, GATHERS)
         grid = _backend.multiprocessor_count() * _backend.resident_blocks(sweep, PHAST_BLOCK)
         rounds = 0 < k and not by_table  # a core that no table takes: the grid's rounds
         sweep((grid,), (PHAST_BLOCK,), (np.int32(n_levels - fused), *arrays[-5:], tables,

@@ -49,46 +49,102 @@ struct ClusterSync {
 };
 #endif
 
-// Which rows a chunk reads (`phast_chunk`). In the sweep, with its group's `marks` (a word a
-// node, `mark_step` apart: nonzero where its search up reached it; null: every row was
-// filled), a head's own row only where marked, the rows the search up never reached having
-// never been filled (a word read in place of a 128-byte row, and no fill, for most nodes).
-// In the core's round `round`, with its group's `stamps` (a word a core node, the last round
-// its row fell, zero at first), only the rows of core nodes (ranks below `k`: the searches up
-// pushed from every node below that they reached, and the others' rows are not filled yet),
-// and from the second round on only a head's own row and the tails' whose rows fell in the
-// round before or this one: the others' were taken already (a round of the 16M-node city's
-// core reads 45.6M arcs, most of them to rows that did not change).
+// The P distances of D at p (a lane's trees of P groups swept at once: P * sizeof(D) bytes,
+// aligned so), read past L1 as one load of up to 16 bytes (two of 16 for 32), or written so.
+template <typename D, int P>
+__device__ __forceinline__ void lanes_load(const D* p, D (&v)[P]) {
+    constexpr int B = sizeof(D) * P;
+    static_assert(B == 4 || B == 8 || B % 16 == 0, "lanes_load: 4, 8 or 16k bytes");
+    if constexpr (B == 4) {
+        v[0] = __ldcg(p);
+    } else if constexpr (B == 8) {
+        const uint2 x = __ldcg(reinterpret_cast<const uint2*>(p));
+        __builtin_memcpy(v, &x, 8);
+    } else {
+#pragma unroll
+        for (int i = 0; i < B / 16; ++i) {
+            const uint4 x = __ldcg(reinterpret_cast<const uint4*>(p) + i);
+            __builtin_memcpy(reinterpret_cast<char*>(v) + 16 * i, &x, 16);
+        }
+    }
+}
+template <typename D, int P>
+__device__ __forceinline__ void lanes_store(D* p, const D (&v)[P]) {
+    constexpr int B = sizeof(D) * P;
+    if constexpr (B == 4) {
+        __stcg(p, v[0]);
+    } else if constexpr (B == 8) {
+        uint2 x;
+        __builtin_memcpy(&x, v, 8);
+        __stcg(reinterpret_cast<uint2*>(p), x);
+    } else {
+#pragma unroll
+        for (int i = 0; i < B / 16; ++i) {
+            uint4 x;
+            __builtin_memcpy(&x, reinterpret_cast<const char*>(v) + 16 * i, 16);
+            __stcg(reinterpret_cast<uint4*>(p) + i, x);
+        }
+    }
+}
+
+// Which rows a chunk reads (`phast_chunk`), for each of a task's P groups (bit i: group i).
+// In the sweep, with the groups' `marks` (a word a node and group, node h's of the task's
+// groups side by side at h * mark_step; nonzero where the group's search up reached it;
+// null: every row was filled), a head's own row only where marked, the rows the search up
+// never reached having never been filled (a word read in place of a 128-byte row, and no
+// fill, for most nodes). In the core's round `round` (a group a task), with its group's
+// `stamps` (a word a core node, the last round its row fell, zero at first), only the rows
+// of core nodes (ranks below `k`: the searches up pushed from every node below that they
+// reached, and the others' rows are not filled yet), and from the second round on only a
+// head's own row and the tails' whose rows fell in the round before or this one: the others'
+// were taken already (a round of the 16M-node city's core reads 45.6M arcs, most of them to
+// rows that did not change).
 struct Reads {
     const int* marks;
     long long mark_step;
     int* stamps;
     int round;
     long long k;
-    __device__ __forceinline__ bool of(int t, int h) const {
-        if (t == h) return marks == nullptr || __ldg(&marks[(long long)h * mark_step]) != 0;
-        return stamps == nullptr || (t < k && (round == 1 || __ldcg(&stamps[t]) >= round - 1));
+    template <int P>
+    __device__ __forceinline__ unsigned of(int t, int h) const {
+        constexpr unsigned EVERY = (1u << P) - 1;
+        if (t == h) {
+            if (marks == nullptr) return EVERY;
+            unsigned bits = 0;
+#pragma unroll
+            for (int i = 0; i < P; ++i)
+                bits |= (unsigned)(__ldg(&marks[(long long)h * mark_step + i]) != 0) << i;
+            return bits;
+        }
+        return stamps == nullptr || (t < k && (round == 1 || __ldcg(&stamps[t]) >= round - 1))
+                   ? EVERY
+                   : 0;
     }
 };
 
-// Head h's row `best` where it fell below `was` (or where its row was not filled), the head
-// stamped then in the core's rounds; true where it fell.
-template <typename D>
-__device__ __forceinline__ bool phast_put(D* table, long long row, int h, D best, D was,
-                                          bool unfilled, Reads reads, int lane) {
-    const bool lower = best < was;
-    if (lower || unfilled) __stcg(&table[(long long)h * row + lane], best);
+// Head h's distances `best` (a lane's P, at `at` in its row) where one fell below `was` (or
+// where its row was not filled), the head stamped then in the core's rounds; true where one
+// fell.
+template <typename D, int P>
+__device__ __forceinline__ bool phast_put(D* table, long long row, long long at, int h,
+                                          const D (&best)[P], const D (&was)[P], bool unfilled,
+                                          Reads reads, int lane) {
+    bool lower = false;
+#pragma unroll
+    for (int i = 0; i < P; ++i) lower |= best[i] < was[i];
+    if (lower || unfilled) lanes_store<D, P>(&table[(long long)h * row + at], best);
     if (reads.stamps != nullptr && __any_sync(0xffffffffu, lower) && lane == 0)
         __stcg(&reads.stamps[h], reads.round);
     return lower;
 }
 
-// Chunk c (`chunks`: each chunk's first arc, and one more) of a group's table (a row of
-// PHAST_TREES distances a node, `row` apart): each head's row becomes the least d(tail) + w
-// over its arcs, its own row (the arc from itself) among them, the rows `reads` takes (a head
-// whose own row is not read is written whatever it holds); true where a distance fell (and
-// the head stamped, in the core's rounds).
-template <typename D>
+// Chunk c (`chunks`: each chunk's first arc, and one more) of P groups' tables side by side
+// from `table` (a row of P * PHAST_TREES distances a node, `row` apart: lane i takes the P
+// trees from i * P, of group i * P / 32 of the P): each head's row becomes the least
+// d(tail) + w over its arcs, its own row (the arc from itself) among them, the rows `reads`
+// takes (a head whose own row is not read is written whatever it holds); true where a
+// distance fell (and the head stamped, in the core's rounds). G gathers are in flight a lane.
+template <typename D, int P, int G>
 __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c,
                                             const long long* __restrict__ chunks,
                                             const int* __restrict__ heads,
@@ -97,58 +153,71 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
                                             int lane) {
     const D INF = inf_of<D>();
     const unsigned ALL = 0xffffffffu;
+    const int part = lane * P / 32;    // the lane's group of the P
+    const long long at = (long long)lane * P;  // its first tree in a row
     bool fell = false;
     const long long a0 = __ldg(&chunks[c]), a1 = __ldg(&chunks[c + 1]);
     int head = -1;
-    D best = INF, was = INF;
+    D best[P], was[P];
+#pragma unroll
+    for (int i = 0; i < P; ++i) best[i] = was[i] = INF;
     bool unfilled = false;
     for (long long s = a0; s < a1; s += 32) {
         const int len = (int)min(32LL, a1 - s);
         int t = 0, h = -1;
-        unsigned w = 0;
-        bool read = false;
+        unsigned w = 0, read = 0;  // read: the groups that read its tail's row
         if (lane < len) {
             t = __ldg(&tails[s + lane]);
             h = __ldg(&heads[s + lane]);
             w = __ldg(&weights[s + lane]);
-            read = reads.of(t, h);
+            read = reads.of<P>(t, h);
         }
-        const unsigned taken = __ballot_sync(ALL, read);  // the arcs whose tail's row is read
-        for (int j0 = 0; j0 < len; j0 += PHAST_GATHER) {
-            D d[PHAST_GATHER];
-            int hj[PHAST_GATHER];
-            unsigned wj[PHAST_GATHER];
+        for (int j0 = 0; j0 < len; j0 += G) {
+            // The gathers first, then the arcs' heads and weights as their distances come.
+            D d[G][P];
+            unsigned taken = 0;  // bit j: the lane's group reads arc j0 + j's tail
 #pragma unroll
-            for (int j = 0; j < PHAST_GATHER; ++j) {
-                const int at = (j0 + j) & 31;
-                const int tj = __shfl_sync(ALL, t, at);
-                hj[j] = __shfl_sync(ALL, h, at);
-                wj[j] = __shfl_sync(ALL, w, at);
-                d[j] = taken >> at & 1 ? __ldcg(&table[(long long)tj * row + lane]) : INF;
+            for (int j = 0; j < G; ++j) {
+                const int from = (j0 + j) & 31;
+                const int tj = __shfl_sync(ALL, t, from);
+                if (__shfl_sync(ALL, read, from) >> part & 1) {
+                    taken |= 1u << j;
+                    lanes_load<D, P>(&table[(long long)tj * row + at], d[j]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < P; ++i) d[j][i] = INF;
+                }
             }
 #pragma unroll
-            for (int j = 0; j < PHAST_GATHER; ++j) {
+            for (int j = 0; j < G; ++j) {
                 if (j0 + j >= len) break;
-                if (hj[j] != head) {  // a node's first arc: from itself, weight 0
-                    fell |= phast_put(table, row, head, best, was, unfilled, reads, lane);
-                    head = hj[j];
-                    best = was = d[j];
-                    unfilled = !(taken >> (j0 + j) & 1);
+                const int hj = __shfl_sync(ALL, h, j0 + j);
+                const unsigned wj = __shfl_sync(ALL, w, j0 + j);
+                if (hj != head) {  // a node's first arc: from itself, weight 0
+                    fell |= phast_put<D, P>(table, row, at, head, best, was, unfilled, reads,
+                                            lane);
+                    head = hj;
+#pragma unroll
+                    for (int i = 0; i < P; ++i) best[i] = was[i] = d[j][i];
+                    unfilled = !(taken >> j & 1);
                     continue;
                 }
-                if (d[j] != INF) best = min(best, (D)(d[j] + (D)wj[j]));
+#pragma unroll
+                for (int i = 0; i < P; ++i)
+                    if (d[j][i] != INF) best[i] = min(best[i], (D)(d[j][i] + (D)wj));
             }
         }
     }
-    if (head >= 0) fell |= phast_put(table, row, head, best, was, unfilled, reads, lane);
+    if (head >= 0) fell |= phast_put<D, P>(table, row, at, head, best, was, unfilled, reads, lane);
     return fell;
 }
 
 // The chunks c0..c1 of every group (`groups` tables, `group_step` apart), shared by the
-// grid's warps: a task a (chunk, group), the groups of a chunk side by side, so that the rows
-// of a tail read at once lie in one run of memory. `marks` (interleaved, a node's side by
-// side) or `stamps` (`k` words a group), or neither: `Reads`. True where a distance fell.
-template <typename D>
+// grid's warps: a task a (chunk, P groups side by side), the tasks of a chunk side by side,
+// so that the rows of a tail read at once lie in one run of memory (P divides `groups`).
+// `marks` (interleaved, a node's side by side) or `stamps` (`k` words a group; P is 1), or
+// neither: `Reads`. True where a distance fell.
+template <typename D, int P, int G>
 __device__ __forceinline__ bool phast_chunks(D* tables, long long groups, long long group_step,
                                              long long row, long long c0, long long c1,
                                              const long long* chunks, const int* heads,
@@ -157,12 +226,13 @@ __device__ __forceinline__ bool phast_chunks(D* tables, long long groups, long l
                                              int round, long long warp, long long warps,
                                              int lane) {
     bool fell = false;
-    for (long long t = warp; t < (c1 - c0) * groups; t += warps) {
-        const long long g = t % groups;
+    const long long sets = groups / P;
+    for (long long t = warp; t < (c1 - c0) * sets; t += warps) {
+        const long long g = t % sets * P;
         const Reads reads{marks ? marks + g : nullptr, groups, stamps ? stamps + g * k : nullptr,
                           round, k};
-        fell |= phast_chunk(tables + g * group_step, row, c0 + t / groups, chunks, heads, tails,
-                            weights, reads, lane);
+        fell |= phast_chunk<D, P, G>(tables + g * group_step, row, c0 + t / sets, chunks, heads,
+                                     tails, weights, reads, lane);
     }
     return fell;
 }
@@ -318,7 +388,7 @@ __global__ void __launch_bounds__(PHAST_THREADS) __cluster_dims__(C, 1, 1)
 // round in which one fell), each round reading the tails whose rows fell since the round
 // before (`stamps`: `k` words a group, zero; `Reads`). Two blocks a multiprocessor (64
 // registers a thread): a sweep waits on its gathers, so it wants warps more than registers.
-template <typename D>
+template <typename D, int P, int G>
 __global__ void __launch_bounds__(PHAST_THREADS, 2)
     phast_sweep(int levels, const long long* down_levels, const long long* down_chunks,
                 const int* down_heads, const int* down_tails, const unsigned* down_weights,
@@ -331,18 +401,18 @@ __global__ void __launch_bounds__(PHAST_THREADS, 2)
     const long long warps = (long long)gridDim.x * blockDim.x / 32;
     for (int round = 1; core_rounds; ++round) {
         const bool fell =
-            phast_chunks(tables, groups, group_step, row, up_levels[0], up_levels[1], up_chunks,
-                         up_heads, up_tails, up_weights, nullptr, stamps, k, round, warp, warps,
-                         lane);
+            phast_chunks<D, 1, G>(tables, groups, group_step, row, up_levels[0], up_levels[1],
+                                  up_chunks, up_heads, up_tails, up_weights, nullptr, stamps, k,
+                                  round, warp, warps, lane);
         if (__any_sync(0xffffffffu, fell) && lane == 0) atomicMax(changed, round);
         cg::this_grid().sync();
         // A warp a round ahead has seen this round's word, so a later round's is as good.
         if (__ldcg(changed) < round) break;
     }
     for (int l = 1; l < levels; ++l) {
-        phast_chunks(tables, groups, group_step, row, down_levels[l], down_levels[l + 1],
-                     down_chunks, down_heads, down_tails, down_weights, marks, nullptr, 0, 0,
-                     warp, warps, lane);
+        phast_chunks<D, P, G>(tables, groups, group_step, row, down_levels[l],
+                              down_levels[l + 1], down_chunks, down_heads, down_tails,
+                              down_weights, marks, nullptr, 0, 0, warp, warps, lane);
         cg::this_grid().sync();
     }
 }
