@@ -15,6 +15,7 @@ from engine import _validate, contraction
 from engine._errors import ParameterError
 from engine.adaptive import AdaptiveDelta
 from engine.backends import device as _backend
+from engine.backends import gpu_contract
 from engine.graphs.csr import UNREACHABLE, CSRGraph
 from engine.methods import Counters, Method, RunSpec
 from engine.recording import Recording, Snapshot
@@ -254,7 +255,7 @@ def sssp(
     searched, core, search_target, setup_s = graph, None, target, 0.0
     if m.contracted:
         start = time.perf_counter()
-        core = contraction.of(graph, m.contraction, xp=_backend.contraction_module)
+        core = contraction.of(graph, m.contraction, xp=gpu_contract.contraction_module)
         setup_s = time.perf_counter() - start
         # Δ and its rule in the search graph's terms (its own heuristic, bounds and type)
         searched = core.graph

@@ -205,12 +205,15 @@ def test_a_shortcut_with_a_witness_is_left_out(via_x, via_y, shortcut):
         assert np.array_equal(_swept(c, g, source), _reference(g, source))
 
 
-def test_no_witness_is_looked_for_from_a_tail_of_many_arcs(monkeypatch):
+@pytest.mark.parametrize("on", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_no_witness_is_looked_for_from_a_tail_of_many_arcs(on, monkeypatch):
     # a and b keep three arcs out (to y, p, q; x goes): with a fan-out limit of 2 no witness
     # is looked for from either, and x's shortcuts are kept although y's path is shorter.
+    from engine.backends import device
+
     monkeypatch.setattr(contraction.build, "WITNESS_FANOUT", 2)
     g = _two_ways(5, 3, y_stays=True)
-    c = contraction.contract(g, max_degree=2)
+    c = contraction.contract(g, max_degree=2, xp=device.cupy() if on == "gpu" else np)
     assert _arc_weight(c.graph, 0, 1) == 10 and _arc_weight(c.graph, 1, 0) == 10
     for source in range(g.n_nodes):
         assert np.array_equal(_swept(c, g, source), _reference(g, source))
@@ -471,8 +474,10 @@ def test_a_cache_folder_that_cannot_be_written_only_costs_speed(tmp_path, monkey
 
 @pytest.mark.gpu
 def test_the_gpu_makes_the_same_contraction():
-    """Issue 54: CuPy's rounds (stable sorts, binary searches, a repeat by binary search)
-    make the contraction NumPy's make, array for array."""
+    """Issue 54: CuPy's rounds (stable sorts, binary searches, a repeat by binary search,
+    witnesses by kernel ``witness_search``) make the contraction NumPy's make, array for
+    array: a core and a whole hierarchy, whose dense top has tails of over
+    `WITNESS_FANOUT` arcs."""
     from engine.backends import device
 
     cp = device.cupy()
@@ -484,8 +489,9 @@ def test_the_gpu_makes_the_same_contraction():
         path_graph(50, 3),
         engine.from_arcs(1, [], [], []),
     ]
-    for g in graphs:
-        on_cpu, on_gpu = contraction.contract(g), contraction.contract(g, xp=cp)
+    hierarchy = contraction.KINDS["whole"]
+    for g, kind in [*((g, {}) for g in graphs), (graphs[2], hierarchy)]:
+        on_cpu, on_gpu = contraction.contract(g, **kind), contraction.contract(g, xp=cp, **kind)
         for name in ("round_of", "order", "round_starts", "down_indptr", "down_tails",
                      "down_weights"):  # fmt: skip
             assert np.array_equal(getattr(on_cpu, name), getattr(on_gpu, name)), (g.name, name)

@@ -15,7 +15,6 @@ from types import ModuleType
 import numpy as np
 
 from engine._errors import BackendUnavailableError
-from engine.graphs._validate import CONTRACT_BYTES_PER_ARC
 
 KERNEL_DIR = Path(__file__).parent / "kernels"
 
@@ -107,12 +106,6 @@ def module_for(nbytes: int) -> ModuleType:
     if gpu_available() and nbytes < 0.9 * free_gpu_memory():
         return cupy()
     return np
-
-
-def contraction_module(graph) -> ModuleType:
-    """The array module that contracts ``graph`` (a `CSRGraph`): CuPy where a GPU has the
-    memory (the same contraction, decisions/0083), else NumPy."""
-    return module_for(CONTRACT_BYTES_PER_ARC * graph.n_arcs)
 
 
 def free_gpu_memory() -> int:

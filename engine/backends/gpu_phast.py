@@ -34,7 +34,7 @@ import numpy as np
 
 from engine import contraction
 from engine.backends import device as _backend
-from engine.backends import gpu_memory
+from engine.backends import gpu_contract, gpu_memory
 from engine.backends.contract import (
     CORE_THREADS,
     CORE_TILE,
@@ -96,7 +96,7 @@ KIND = "hierarchy"
 def hierarchy(graph: CSRGraph) -> contraction.Contraction:
     """``graph``'s contraction hierarchy (`KIND`), made once (on the GPU where it has the
     memory) and kept in the cache folder for large graphs."""
-    return contraction.of(graph, KIND, xp=_backend.contraction_module)
+    return contraction.of(graph, KIND, xp=gpu_contract.contraction_module)
 
 
 def store_of(graph: CSRGraph, parents: bool) -> str | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from engine import _validate, adaptive, contraction
 from engine._errors import ParameterError
 from engine._text import ascii_int
-from engine.backends.device import contraction_module
+from engine.backends.gpu_contract import contraction_module
 from engine.graphs import io, osm
 from engine.methods import BACKENDS, METHODS
 from engine.search import DEFAULT_BATCH

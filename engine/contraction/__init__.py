@@ -51,6 +51,7 @@ from engine.contraction.build import (
     Contraction,
     CoreGraph,
     contract,
+    use_witness_kernel,
 )
 from engine.contraction.cache import DISK_MIN_NODES, KINDS, of
 from engine.contraction.sweeps import (
@@ -85,4 +86,5 @@ __all__ = [
     "sweep_steps",
     "swept_for",
     "trees",
+    "use_witness_kernel",
 ]

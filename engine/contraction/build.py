@@ -196,11 +196,27 @@ def _pairs_through(xp, i_tails, i_x, i_w, o_x, o_heads, o_w):
     return tails[keep], heads[keep], weights[keep], i_x[arc_in][keep]
 
 
+#: The witness searches of array modules that have a kernel of their own, by the module's
+#: name (`use_witness_kernel`).
+_witness_kernels: dict[str, Callable] = {}
+
+
+def use_witness_kernel(module: str, witnessed: Callable) -> None:
+    """Search witnesses by ``witnessed`` (`_witnessed`'s arguments and result) for the arrays
+    of the module named ``module``: the GPU's kernel (`engine.backends.gpu_contract`), which
+    finds the same witnesses without listing every pair of a shortcut and an arc out of its
+    tail, as these array passes do (a thousand million on a 1M-node city's hierarchy)."""
+    _witness_kernels[module] = witnessed
+
+
 def _witnessed(xp, s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span):
     """Which shortcuts ``a → b`` have a *witness*: a path ``a → y → b`` of at most their
     weight over the arcs ``k_*`` (sorted by (tail, head)) that the round keeps, so that
     ``y`` is not removed in it; none is looked for from a tail of over `WITNESS_FANOUT`
-    arcs."""
+    arcs. By ``xp``'s kernel where it has one (`use_witness_kernel`)."""
+    kernel = _witness_kernels.get(xp.__name__)
+    if kernel is not None:
+        return kernel(xp, s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span)
     starts = xp.zeros(span + 1, dtype=np.int64)
     starts[1:] = xp.cumsum(xp.bincount(k_tails, minlength=span))
     first = starts[s_tails]

@@ -74,7 +74,7 @@ def of(
         As `contract` calls it, while the contraction is made.
     xp : module or callable
         The array module that makes it, as `contract` takes it, or a function of ``graph``
-        that returns it (`engine.backends.device.contraction_module`), called only when
+        that returns it (`engine.backends.gpu_contract.contraction_module`), called only when
         the contraction is made.
     cache : bool
         For a graph of at least `DISK_MIN_NODES` nodes, read the contraction from the cache
