@@ -50,21 +50,30 @@ struct ClusterSync {
 #endif
 
 // The P distances of D at p (a lane's trees of P groups swept at once: P * sizeof(D) bytes,
-// aligned so), read past L1 as one load of up to 16 bytes (two of 16 for 32), or written so.
+// aligned so), read past L1 as one load of up to 16 bytes (two of 16 for 32), as 32-bit
+// words, or written so.
 template <typename D, int P>
 __device__ __forceinline__ void lanes_load(const D* p, D (&v)[P]) {
     constexpr int B = sizeof(D) * P;
     static_assert(B == 4 || B == 8 || B % 16 == 0, "lanes_load: 4, 8 or 16k bytes");
     if constexpr (B == 4) {
         v[0] = __ldcg(p);
-    } else if constexpr (B == 8) {
-        const uint2 x = __ldcg(reinterpret_cast<const uint2*>(p));
-        __builtin_memcpy(v, &x, 8);
     } else {
+        unsigned w[B / 4];
+        if constexpr (B == 8) {
+            const uint2 x = __ldcg(reinterpret_cast<const uint2*>(p));
+            w[0] = x.x, w[1] = x.y;
+        } else {
 #pragma unroll
-        for (int i = 0; i < B / 16; ++i) {
-            const uint4 x = __ldcg(reinterpret_cast<const uint4*>(p) + i);
-            __builtin_memcpy(reinterpret_cast<char*>(v) + 16 * i, &x, 16);
+            for (int i = 0; i < B / 16; ++i) {
+                const uint4 x = __ldcg(reinterpret_cast<const uint4*>(p) + i);
+                w[4 * i] = x.x, w[4 * i + 1] = x.y, w[4 * i + 2] = x.z, w[4 * i + 3] = x.w;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+            if constexpr (sizeof(D) == 4) v[i] = w[i];
+            else v[i] = (D)w[2 * i] | (D)w[2 * i + 1] << 32;
         }
     }
 }
@@ -73,16 +82,24 @@ __device__ __forceinline__ void lanes_store(D* p, const D (&v)[P]) {
     constexpr int B = sizeof(D) * P;
     if constexpr (B == 4) {
         __stcg(p, v[0]);
-    } else if constexpr (B == 8) {
-        uint2 x;
-        __builtin_memcpy(&x, v, 8);
-        __stcg(reinterpret_cast<uint2*>(p), x);
     } else {
+        unsigned w[B / 4];
 #pragma unroll
-        for (int i = 0; i < B / 16; ++i) {
-            uint4 x;
-            __builtin_memcpy(&x, reinterpret_cast<const char*>(v) + 16 * i, 16);
-            __stcg(reinterpret_cast<uint4*>(p) + i, x);
+        for (int i = 0; i < P; ++i) {
+            if constexpr (sizeof(D) == 4) {
+                w[i] = v[i];
+            } else {
+                w[2 * i] = (unsigned)v[i];
+                w[2 * i + 1] = (unsigned)(v[i] >> 32);
+            }
+        }
+        if constexpr (B == 8) {
+            __stcg(reinterpret_cast<uint2*>(p), make_uint2(w[0], w[1]));
+        } else {
+#pragma unroll
+            for (int i = 0; i < B / 16; ++i)
+                __stcg(reinterpret_cast<uint4*>(p) + i,
+                       make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]));
         }
     }
 }
