@@ -167,8 +167,9 @@ def test_the_kernel_equals_scipy_and_its_numpy_twin(cluster, monkeypatch):
 def test_groups_swept_together_equal_scipy(together, max_weight, monkeypatch):
     """A warp of the sweep takes ``together`` groups at once, a lane that many trees side
     by side (one load of 8 to 32 bytes a tail): 100 sources (four groups, the last short),
-    70 (three: taken one at a time), the whole sweep and one restricted to columns (every
-    own row read), 32- and 64-bit distances, all SciPy's."""
+    70 (three: taken one at a time), the whole sweep, one restricted to columns (every own
+    row read) and a core by rounds (each group's stamps), 32- and 64-bit distances, all
+    SciPy's."""
     rng = np.random.default_rng(3)
     g = random_graph(rng, 2_000, 7_000, max_weight=max_weight)
     wide = gpu_phast.hierarchy(g).graph.distance_dtype() == np.uint64
@@ -182,6 +183,10 @@ def test_groups_swept_together_equal_scipy(together, max_weight, monkeypatch):
     columns = np.array([9, 1_999, 0, 9])
     part = gpu_phast.rows(g, sources, columns, together=together)[0].get()
     np.testing.assert_array_equal(part, reference[:, columns])
+    assert gpu_phast.hierarchy(g).n_core > 1
+    monkeypatch.setattr(gpu_memory, "CORE_TABLE_NODES", 0)
+    dist = gpu_phast.rows(g, sources, None, together=together)[0].get()
+    np.testing.assert_array_equal(dist, reference)
 
 
 @pytest.mark.gpu
@@ -201,15 +206,17 @@ def test_no_distance_is_read_before_it_is_written(monkeypatch):
 
     monkeypatch.setattr(cupy, "empty", poisoned)
     g = _awkward_graph(8)
-    sources = np.arange(0, 400, 3)
-    reference = _reference(g, sources)
-    np.testing.assert_array_equal(gpu_phast.rows(g, sources, None)[0].get(), reference)
-    monkeypatch.setattr(gpu_phast, "FILL", 3)
+    every = np.arange(0, 400, 3)
     columns = np.array([5, 399, 0])
-    part = gpu_phast.rows(g, sources, columns)[0].get()
-    np.testing.assert_array_equal(part, reference[:, columns])
-    monkeypatch.setattr(gpu_memory, "CORE_TABLE_NODES", 0)
-    np.testing.assert_array_equal(gpu_phast.rows(g, sources, None)[0].get(), reference)
+    for sources in (every, every[:128]):  # five groups a warp at a time, four at once
+        reference = _reference(g, sources)
+        np.testing.assert_array_equal(gpu_phast.rows(g, sources, None)[0].get(), reference)
+        with monkeypatch.context() as m:
+            m.setattr(gpu_phast, "FILL", 3)
+            part = gpu_phast.rows(g, sources, columns)[0].get()
+            np.testing.assert_array_equal(part, reference[:, columns])
+            m.setattr(gpu_memory, "CORE_TABLE_NODES", 0)
+            np.testing.assert_array_equal(gpu_phast.rows(g, sources, None)[0].get(), reference)
 
 
 @pytest.mark.gpu

@@ -58,10 +58,12 @@ CLUSTER = 4
 #: making the restriction took 40-240 ms of the host and saved 17 ms a 1,000 sources
 #: (decisions/0095).
 FILL = 32 * PHAST_TREES
-#: Groups of trees a warp of the sweep takes at once (a lane P trees side by side, one load
-#: of P distances a tail), halved until it divides the groups; and the gathers a lane keeps
-#: in flight (kernel ``phast_sweep``'s template arguments P and G).
-TOGETHER, GATHERS = 1, 8
+#: Bytes of distances a lane of the sweep loads a tail: a warp takes P = LANE_BYTES / 4
+#: groups of 32-bit trees at once (2 of 64-bit), a lane P trees side by side, P halved until
+#: it divides the groups; and the gathers a lane keeps in flight (kernel ``phast_sweep``'s
+#: template arguments P and G). On an H100, P = 4 and G = 4 made 16 % more trees a second on
+#: PACE NE than one group a warp with 8 gathers, P = 2 (G = 8) 14 % (decisions/0115).
+LANE_BYTES, GATHERS = 16, 4
 #: The row store: 32- or 64-bit distances as the hierarchy's bound needs.
 STORE = "phast"
 _TYPES = {np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "u64"}
@@ -272,7 +274,7 @@ def rows(
     ``into``, a CuPy ``int64`` array of the result's shape, receives the distances directly.
     ``cluster`` blocks share a group's search up (0: one block; default `CLUSTER` where
     the GPU has clusters, else 0). ``together``: groups a warp of the sweep takes at once
-    (default `TOGETHER`; halved until it divides the groups).
+    (default: `LANE_BYTES` of distances a lane; halved until it divides the groups).
     ``delta`` is not used (PHAST has no bands); ``parents`` is refused (`store_of`).
 
     Returns CuPy arrays (distances, None, counters): the counters are each source's arcs
@@ -323,7 +325,7 @@ def rows(
                 (gpu_memory.core_table(c, dtype), tables, core, np.int64(k), np.int64(row)),
             )  # fmt: skip
             tables[: k * row] = core
-        together = TOGETHER if together is None else together
+        together = LANE_BYTES // dtype.itemsize if together is None else together
         while groups % together:
             together //= 2
         sweep = _function("phast_sweep", dtype, together, GATHERS)

@@ -109,8 +109,8 @@ __device__ __forceinline__ void lanes_store(D* p, const D (&v)[P]) {
 // groups side by side at h * mark_step; nonzero where the group's search up reached it;
 // null: every row was filled), a head's own row only where marked, the rows the search up
 // never reached having never been filled (a word read in place of a 128-byte row, and no
-// fill, for most nodes). In the core's round `round` (a group a task), with its group's
-// `stamps` (a word a core node, the last round its row fell, zero at first), only the rows
+// fill, for most nodes). In the core's round `round`, with the groups' `stamps` (a word a
+// core node, the last round its row fell, zero at first; `k` words a group), only the rows
 // of core nodes (ranks below `k`: the searches up pushed from every node below that they
 // reached, and the others' rows are not filled yet), and from the second round on only a
 // head's own row and the tails' whose rows fell in the round before or this one: the others'
@@ -125,33 +125,41 @@ struct Reads {
     template <int P>
     __device__ __forceinline__ unsigned of(int t, int h) const {
         constexpr unsigned EVERY = (1u << P) - 1;
+        unsigned bits = 0;
         if (t == h) {
             if (marks == nullptr) return EVERY;
-            unsigned bits = 0;
 #pragma unroll
             for (int i = 0; i < P; ++i)
                 bits |= (unsigned)(__ldg(&marks[(long long)h * mark_step + i]) != 0) << i;
             return bits;
         }
-        return stamps == nullptr || (t < k && (round == 1 || __ldcg(&stamps[t]) >= round - 1))
-                   ? EVERY
-                   : 0;
+        if (stamps == nullptr) return EVERY;
+        if (t >= k) return 0;
+        if (round == 1) return EVERY;
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+            bits |= (unsigned)(__ldcg(&stamps[i * k + t]) >= round - 1) << i;
+        return bits;
     }
 };
 
 // Head h's distances `best` (a lane's P, at `at` in its row) where one fell below `was` (or
-// where its row was not filled), the head stamped then in the core's rounds; true where one
-// fell.
+// where its row was not filled), the head stamped then, in the core's rounds, for each group
+// in which one fell; true where one fell.
 template <typename D, int P>
 __device__ __forceinline__ bool phast_put(D* table, long long row, long long at, int h,
                                           const D (&best)[P], const D (&was)[P], bool unfilled,
                                           Reads reads, int lane) {
+    constexpr int L = 32 / P;  // lanes a group
     bool lower = false;
 #pragma unroll
     for (int i = 0; i < P; ++i) lower |= best[i] < was[i];
     if (lower || unfilled) lanes_store<D, P>(&table[(long long)h * row + at], best);
-    if (reads.stamps != nullptr && __any_sync(0xffffffffu, lower) && lane == 0)
-        __stcg(&reads.stamps[h], reads.round);
+    if (reads.stamps != nullptr) {
+        const unsigned fell = __ballot_sync(0xffffffffu, lower);
+        if (lane % L == 0 && fell >> lane & (0xffffffffu >> (32 - L)))
+            __stcg(&reads.stamps[lane / L * reads.k + h], reads.round);
+    }
     return lower;
 }
 
@@ -232,8 +240,8 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
 // The chunks c0..c1 of every group (`groups` tables, `group_step` apart), shared by the
 // grid's warps: a task a (chunk, P groups side by side), the tasks of a chunk side by side,
 // so that the rows of a tail read at once lie in one run of memory (P divides `groups`).
-// `marks` (interleaved, a node's side by side) or `stamps` (`k` words a group; P is 1), or
-// neither: `Reads`. True where a distance fell.
+// `marks` (interleaved, a node's side by side) or `stamps` (`k` words a group), or neither:
+// `Reads`. True where a distance fell.
 template <typename D, int P, int G>
 __device__ __forceinline__ bool phast_chunks(D* tables, long long groups, long long group_step,
                                              long long row, long long c0, long long c1,
@@ -418,7 +426,7 @@ __global__ void __launch_bounds__(PHAST_THREADS, 2)
     const long long warps = (long long)gridDim.x * blockDim.x / 32;
     for (int round = 1; core_rounds; ++round) {
         const bool fell =
-            phast_chunks<D, 1, G>(tables, groups, group_step, row, up_levels[0], up_levels[1],
+            phast_chunks<D, P, G>(tables, groups, group_step, row, up_levels[0], up_levels[1],
                                   up_chunks, up_heads, up_tails, up_weights, nullptr, stamps, k,
                                   round, warp, warps, lane);
         if (__any_sync(0xffffffffu, fell) && lane == 0) atomicMax(changed, round);
