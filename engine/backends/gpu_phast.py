@@ -12,7 +12,8 @@ the core's). The core's distances come, for every tree at once, from its table o
 (`gpu_memory.core_table`, where the core has at most `gpu_memory.CORE_TABLE_NODES` nodes):
 kernel ``phast_core``, a product of the searches' rows of the core by the table in the
 (min, +) semiring. Then ``phast_sweep``, one cooperative launch, sweeps every group from the
-core down, a level's chunks and groups shared by the whole grid (decision 0109); a larger
+core down, a level's chunks and groups shared by the whole grid (decision 0109), a warp
+taking a chunk for several groups at once (`LANE_BYTES`, decision 0115); a larger
 core (the 16M-node city's) it relaxes first, the same way, until nothing changes, each round
 reading only the core's rows that fell since the round before. Kernel ``phast_widen`` then
 writes the matrix `many_to_many` keeps: a row a source, ``int64``, in node order, sweeping

@@ -34,7 +34,9 @@ a contraction out by level for those, and `trees` is the NumPy twin of the GPU's
 kernel (decisions/0090, 0091).
 
 Every round is array passes over all the arcs (sorts, binary searches, counts), written for
-an array module: NumPy on one CPU core, or CuPy on the GPU (``xp``), with the same result.
+an array module: NumPy on one CPU core, or CuPy on the GPU (``xp``), with the same result;
+a module may bring its own witness search (`use_witness_kernel`: the GPU's kernel, which
+made a 16M-node city's hierarchy 2.1 × faster, decisions/0115).
 
 The package, in the core layer (it may import `engine._errors` and `engine.graphs`):
 `build` contracts (the rounds, the node order, the search graph and the arcs down),
