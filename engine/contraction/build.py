@@ -223,6 +223,11 @@ def _witnessed(xp, s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, spa
     count = starts[s_tails + 1] - first
     count[count > WITNESS_FANOUT] = 0
     which, arc = _ranges(xp, first, count)
+    # A first hop heavier than the shortcut witnesses nothing (weights are not negative):
+    # a fifth of the pairs on a city's hierarchy, the contraction 21 % faster (NumPy,
+    # decisions/0115).
+    light = k_weights[arc] <= s_weights[which]
+    which, arc = which[light], arc[light]
     at = _position(xp, k_tails * span + k_heads, k_heads[arc] * span + s_heads[which])
     hit = (at >= 0) & (k_weights[arc] + k_weights[at] <= s_weights[which])
     found = xp.zeros(s_tails.size, dtype=bool)
