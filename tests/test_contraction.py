@@ -219,6 +219,35 @@ def test_no_witness_is_looked_for_from_a_tail_of_many_arcs(on, monkeypatch):
         assert np.array_equal(_swept(c, g, source), _reference(g, source))
 
 
+def test_a_modules_own_witness_search_is_used_for_its_arrays(monkeypatch):
+    """`use_witness_kernel`: a module's own witness search (the GPU's kernel, for CuPy) runs
+    in place of the array passes for that module's arrays. Here, for NumPy, one that asks
+    the array passes makes the same contraction, and one that finds no witness keeps every
+    shortcut, its distances still exact."""
+    g = random_graph(np.random.default_rng(8), 600, 2_000, max_weight=30)
+    passes = contraction.contract(g)
+    array_passes = contraction.build._witnessed
+    calls = []
+
+    def kernel(xp, *args):
+        calls.append(args[0].size)
+        with monkeypatch.context() as m:
+            m.delitem(contraction.build._witness_kernels, "numpy")
+            return array_passes(xp, *args)
+
+    monkeypatch.setattr(contraction.build, "_witness_kernels", {})
+    contraction.use_witness_kernel("numpy", kernel)
+    mine = contraction.contract(g)
+    assert sum(calls) > 0
+    assert np.array_equal(mine.order, passes.order)
+    assert np.array_equal(mine.graph.indices, passes.graph.indices)
+    contraction.use_witness_kernel("numpy", lambda xp, s, *rest: np.zeros(s.size, dtype=bool))
+    none = contraction.contract(g)
+    assert none.graph.n_arcs + none.n_down > passes.graph.n_arcs + passes.n_down
+    for source in (0, 299):
+        assert np.array_equal(_swept(none, g, source), _reference(g, source))
+
+
 def test_nodes_removed_in_one_round_do_not_witness_each_other():
     # x and y go in the same round: each is the other's only other way from a to b, so
     # both shortcuts are made and the lighter is kept.
