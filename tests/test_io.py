@@ -673,7 +673,7 @@ def test_an_undirected_graphml_is_read_both_ways(tmp_path, osm_texts):
 @pytest.mark.parametrize(
     ("spec", "options", "message"),
     [
-        (None, {}, "graph must be a file path, 'helsinki' or 'place:NAME', got None"),
+        (None, {}, "graph must be a file path, 'helsinki', 'place:NAME' or 'city:NODES', got"),
         (123, {}, "graph must be a file path"),
         (b"helsinki", {}, "graph must be a file path"),
         ("x.gr", {"coordinates": 123}, "coordinates must be a file path, 'auto' or None"),
@@ -683,6 +683,45 @@ def test_a_spec_that_is_no_path_is_one_line(spec, options, message):
     """Issue 50: these were TypeError tracebacks."""
     with pytest.raises(engine.ParameterError, match=re.escape(message)):
         load_graph(spec, **options)
+
+
+def test_a_city_spec_lays_out_the_synthetic_city_once(tmp_path, monkeypatch):
+    """``city:NODES[:SEED]``: `synthetic.city` of that size and seed (0 unless given), kept
+    in the cache folder; a second load reads it from there."""
+    from engine.graphs import synthetic
+
+    monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path / "c"))
+    g = load_graph("city:2000")
+    ref = synthetic.city(2000, seed=0)
+    assert g.n_nodes == ref.n_nodes and np.array_equal(g.indices, ref.indices)
+    assert np.array_equal(g.weights, ref.weights) and np.array_equal(g.lon, ref.lon)
+    assert len(list((tmp_path / "c").glob("city-*.npz"))) == 1
+    seeded = load_graph("city:2000:19")
+    assert np.array_equal(seeded.weights, synthetic.city(2000, seed=19).weights)
+    assert not np.array_equal(seeded.weights, g.weights)
+    engine.graphs.io.cache_written()
+    monkeypatch.setattr(synthetic, "city", None)  # not laid out again: read from the cache
+    assert np.array_equal(load_graph("city:2000").indices, g.indices)
+
+
+@pytest.mark.parametrize("spec", ["city:", "city:abc", "city:3", "city:-5", "city:10:2:3",
+                                  "city:10:x", "city: 1e6"])  # fmt: skip
+def test_a_bad_city_spec_is_one_line(spec):
+    with pytest.raises(engine.ParameterError, match="is not a city; write city:NODES") as e:
+        load_graph(spec, cache=False)
+    assert "\n" not in str(e.value)
+
+
+def test_a_city_too_large_is_refused_before_it_is_laid_out(monkeypatch):
+    from engine.graphs import synthetic
+
+    monkeypatch.setattr(synthetic, "city", None)  # laying it out would fail
+    with pytest.raises(engine.GraphTooLargeError, match="at most 1,000 are allowed here"):
+        load_graph("city:5000", max_nodes=1000, cache=False)
+    with pytest.raises(engine.GraphTooLargeError, match="Frontier takes at most"):
+        load_graph("city:99999999999", cache=False)
+    with pytest.raises(engine.ParameterError, match="coordinate file goes with"):
+        load_graph("city:5000", coordinates="x.co")
 
 
 def test_a_byte_order_mark_is_not_text(tmp_path):

@@ -21,7 +21,8 @@ from engine.studies import distributed
 
 EPILOG = (
     "GRAPH is 'helsinki' (the embedded default, © OpenStreetMap contributors), "
-    "'place:NAME' (osmnx download), or a file: .osm.pbf, .osm[.gz|.bz2], .graphml, "
+    "'place:NAME' (osmnx download), 'city:NODES' (a seeded synthetic city of that size), "
+    "or a file: .osm.pbf, .osm[.gz|.bz2], .graphml, "
     "DIMACS .gr or PACE (plain, .gz, .xz)."
 )
 

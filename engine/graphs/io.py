@@ -6,6 +6,10 @@ Specs
     The embedded default (central Helsinki, © OpenStreetMap contributors).
 ``"place:Berlin, Germany"``
     Downloaded with osmnx when online.
+``"city:16000000"`` or ``"city:16000000:19"``
+    A seeded synthetic city of about that many crossings (`engine.graphs.synthetic.city`,
+    seed 0 unless given), its size checked before it is laid out: a country-sized graph
+    without a file.
 a path
     OSM PBF and OSM XML (``.osm``/``.osm.gz``/``.osm.bz2``), both built by osmnx's road
     rules in arrays (`engine.graphs.osm.arcs_from_osm`), ``.graphml`` of any tool
@@ -21,6 +25,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import math
 import os
 import re
 import struct
@@ -221,7 +226,8 @@ def load_graph(
     Parameters
     ----------
     spec : str or path
-        ``"helsinki"``, ``"place:NAME"`` or a file path (see the module docstring).
+        ``"helsinki"``, ``"place:NAME"``, ``"city:NODES"`` or a file path (see the module
+        docstring).
     network : str
         OSM network type: ``drive``, ``walk``, ``bike`` or ``all`` (Helsinki, PBF, places).
     weight : str
@@ -256,7 +262,7 @@ def load_graph(
     dimacs.parse_weights(weights)
     progress = progress or _quiet
     if not isinstance(spec, str | os.PathLike):
-        msg = f"graph must be a file path, 'helsinki' or 'place:NAME', got {spec!r}"
+        msg = f"graph must be a file path, 'helsinki', 'place:NAME' or 'city:NODES', got {spec!r}"
         raise ParameterError(msg)
     if coordinates is not None and not isinstance(coordinates, str | os.PathLike):
         msg = f"coordinates must be a file path, 'auto' or None, got {coordinates!r}"
@@ -272,6 +278,10 @@ def load_graph(
         if max_nodes is not None:
             _validate.graph_size(graph.n_nodes, graph.n_arcs, graph.name, max_nodes=max_nodes)
         return graph
+    if text.startswith("city:"):
+        if named:
+            raise ParameterError(stray)
+        return _city(text, cache, max_nodes, progress)
     if text.startswith("place:"):
         place = text[len("place:") :].strip()
         if not place:
@@ -285,7 +295,7 @@ def load_graph(
         return _cached_osm(
             "place", place, None, label, net, arcs, weight, cache, max_nodes, progress
         )
-    hint = "give a file path, 'helsinki' or 'place:NAME'"
+    hint = "give a file path, 'helsinki', 'place:NAME' or 'city:NODES'"
     path = _validate.readable_file(Path(text).expanduser(), "graph file", hint)
     kind = sniff(path)
     if named and kind != "dimacs":
@@ -373,6 +383,29 @@ def _cached_osm(
 
     options = options | {"weight": weight}
     return _cached(kind, ident, options, path, use_cache, build, max_nodes, progress)
+
+
+def _city(spec: str, use_cache: bool, max_nodes: int | None, progress) -> CSRGraph:
+    """The synthetic city ``city:N[:SEED]`` names, refused by its size before it is laid
+    out, kept in the cache folder by its size, seed and the code that lays it out."""
+    from engine.graphs import synthetic  # it writes its files through this module
+
+    parts = spec[len("city:") :].split(":")
+    n, seed = ascii_int(parts[0]), ascii_int(parts[1]) if len(parts) == 2 else 0
+    if len(parts) > 2 or n is None or seed is None or n < 4:
+        msg = f"{spec!r} is not a city; write city:NODES or city:NODES:SEED, as city:1000000"
+        raise ParameterError(msg)
+    cols = math.isqrt(n - 1) + 1  # the grid synthetic.city lays out
+    nodes = -(-n // cols) * cols
+    _validate.graph_size(nodes, 4 * nodes, spec, max_nodes=max_nodes)  # 4 arcs a node at most
+
+    def build() -> CSRGraph:
+        progress("laying out the synthetic city")
+        return synthetic.city(n, seed=seed)
+
+    code = hashlib.sha256(Path(synthetic.__file__).read_bytes()).hexdigest()
+    options = {"seed": seed, "code": code}
+    return _cached("city", str(n), options, None, use_cache, build, max_nodes, progress)
 
 
 def _cached(kind, ident, options, path, use_cache, build, max_nodes, progress) -> CSRGraph:
