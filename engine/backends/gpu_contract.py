@@ -28,20 +28,18 @@ def contraction_module(graph) -> ModuleType:
     return _backend.module_for(CONTRACT_BYTES_PER_ARC * graph.n_arcs)
 
 
-def witnessed(xp, s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span):
-    """`engine.contraction.build._witnessed` by kernel ``witness_search``: which shortcuts
-    (CuPy arrays) have a witness over the arcs the round keeps (sorted by tail, then head)."""
-    starts = xp.zeros(span + 1, dtype=np.int64)
-    starts[1:] = xp.cumsum(xp.bincount(k_tails, minlength=span))
-    found = xp.zeros(s_tails.size, dtype=bool)
+def witnessed(s_tails, s_heads, s_weights, starts, heads, weights, fanout):
+    """Which shortcuts (CuPy arrays) have a witness over the arcs the round keeps, by kernel
+    ``witness_search`` (`engine.contraction.use_witness_kernel` says the arguments)."""
+    found = _backend.cupy().zeros(s_tails.size, dtype=bool)
     n = int(s_tails.size)
     if n:
         kernel = _backend.kernel_module(KERNEL_FILE, (), cooperative=False)
         blocks = max(1, min(-(-n // BLOCK), 32 * _backend.multiprocessor_count()))
         kernel.get_function("witness_search")(
             (blocks,), (BLOCK,),
-            (s_tails, s_heads, s_weights, np.int64(n), starts, k_heads, k_weights,
-             np.int64(contraction.build.WITNESS_FANOUT), found),
+            (s_tails, s_heads, s_weights, np.int64(n), starts, heads, weights, np.int64(fanout),
+             found),
         )  # fmt: skip
     return found
 

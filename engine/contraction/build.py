@@ -202,10 +202,13 @@ _witness_kernels: dict[str, Callable] = {}
 
 
 def use_witness_kernel(module: str, witnessed: Callable) -> None:
-    """Search witnesses by ``witnessed`` (`_witnessed`'s arguments and result) for the arrays
-    of the module named ``module``: the GPU's kernel (`engine.backends.gpu_contract`), which
-    finds the same witnesses without listing every pair of a shortcut and an arc out of its
-    tail, as these array passes do (a thousand million on a 1M-node city's hierarchy)."""
+    """Search witnesses by ``witnessed`` for the arrays of the module named ``module``: the
+    GPU's kernel (`engine.backends.gpu_contract`), which finds the same witnesses without
+    listing every pair of a shortcut and an arc out of its tail, as the array passes do (a
+    thousand million on a 1M-node city's hierarchy). It is called with the shortcuts' tails,
+    heads and weights, the kept arcs' first arc by tail (and one more), their heads and
+    weights (sorted by tail, then head) and `WITNESS_FANOUT`, and returns `_witnessed`'s
+    answer."""
     _witness_kernels[module] = witnessed
 
 
@@ -214,11 +217,11 @@ def _witnessed(xp, s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, spa
     weight over the arcs ``k_*`` (sorted by (tail, head)) that the round keeps, so that
     ``y`` is not removed in it; none is looked for from a tail of over `WITNESS_FANOUT`
     arcs. By ``xp``'s kernel where it has one (`use_witness_kernel`)."""
-    kernel = _witness_kernels.get(xp.__name__)
-    if kernel is not None:
-        return kernel(xp, s_tails, s_heads, s_weights, k_tails, k_heads, k_weights, span)
     starts = xp.zeros(span + 1, dtype=np.int64)
     starts[1:] = xp.cumsum(xp.bincount(k_tails, minlength=span))
+    kernel = _witness_kernels.get(xp.__name__)
+    if kernel is not None:
+        return kernel(s_tails, s_heads, s_weights, starts, k_heads, k_weights, WITNESS_FANOUT)
     first = starts[s_tails]
     count = starts[s_tails + 1] - first
     count[count > WITNESS_FANOUT] = 0
