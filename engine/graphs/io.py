@@ -25,7 +25,6 @@ import contextlib
 import functools
 import hashlib
 import json
-import math
 import os
 import re
 import struct
@@ -395,8 +394,8 @@ def _city(spec: str, use_cache: bool, max_nodes: int | None, progress) -> CSRGra
     if len(parts) > 2 or n is None or seed is None or n < 4:
         msg = f"{spec!r} is not a city; write city:NODES or city:NODES:SEED, as city:1000000"
         raise ParameterError(msg)
-    cols = math.isqrt(n - 1) + 1  # the grid synthetic.city lays out
-    nodes = -(-n // cols) * cols
+    rows, cols = synthetic.grid_of(n)
+    nodes = rows * cols
     _validate.graph_size(nodes, 4 * nodes, spec, max_nodes=max_nodes)  # 4 arcs a node at most
 
     def build() -> CSRGraph:

@@ -27,6 +27,13 @@ SPEED_KMH = {"street": 30.0, "arterial": 60.0}
 MISSING, ARTERIAL_EVERY = 0.15, 8
 
 
+def grid_of(n_nodes: int) -> tuple[int, int]:
+    """The rows and columns of the grid a city of about ``n_nodes`` crossings is laid out on
+    (the square at or above it; ``rows × cols`` crossings)."""
+    cols = math.isqrt(n_nodes - 1) + 1
+    return -(-n_nodes // cols), cols
+
+
 def _streets(n_nodes: int, seed: int, missing: float, arterial_every: int):
     """The streets of a city of about ``n_nodes`` crossings: (n, tails, heads, arterial,
     metres, lon, lat), each street once, ``arterial`` its kind."""
@@ -37,8 +44,7 @@ def _streets(n_nodes: int, seed: int, missing: float, arterial_every: int):
         msg = f"missing is the share of streets left out, in [0, 1); got {missing!r}"
         raise ParameterError(msg)
     rng = np.random.default_rng(seed)
-    cols = math.isqrt(n_nodes - 1) + 1
-    rows = -(-n_nodes // cols)
+    rows, cols = grid_of(n_nodes)
     n = rows * cols
     r, c = np.divmod(np.arange(n), cols)
     x = (c + rng.uniform(-1 / 3, 1 / 3, n)) * BLOCK_M  # metres east of the corner

@@ -180,7 +180,7 @@ __device__ __forceinline__ bool phast_chunk(D* table, long long row, long long c
                                             int lane) {
     const D INF = inf_of<D>();
     const unsigned ALL = 0xffffffffu;
-    const int part = lane * P / 32;    // the lane's group of the P
+    const int part = lane * P / 32;            // the lane's group of the P
     const long long at = (long long)lane * P;  // its first tree in a row
     bool fell = false;
     const long long a0 = __ldg(&chunks[c]), a1 = __ldg(&chunks[c + 1]);
