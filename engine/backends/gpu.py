@@ -123,8 +123,8 @@ def prepare(graph: CSRGraph, spec: RunSpec) -> float:
             required += 8 * len(PHASE_FIELDS) * (graph.n_nodes + 1) + 4 * graph.n_nodes
     if spec.contraction is not None:  # the sweep's arcs (and each node's own) and chunks
         required += (spec.contraction.n_down + spec.contraction.order.size) * 20
-    if tree_by_table(spec):  # the climb's levels and lists, the sweep's words, the core's table
-        required += 20 * graph.n_nodes + spec.contraction.n_core**2 * spec.dtype.itemsize
+    if tree_by_table(spec):  # the climb's levels and lists, and the core's table
+        required += 12 * graph.n_nodes + spec.contraction.n_core**2 * spec.dtype.itemsize
     gpu_memory.device_graph(graph, required)
     gpu_memory.uploads[graph].arcs(graph, spec.split if spec.light_heavy else None)
     if spec.contraction is not None:
@@ -159,20 +159,18 @@ def phast_tree(spec: RunSpec):
     n = graph.n_nodes
     dev = gpu_memory.uploads[graph]
     levels, n_levels, firsts, heads, tails, weights = gpu_memory.device_sweep(c)
-    level_of, starts, rank, core_nodes, bottom, bottom_at, unswept = gpu_memory.device_climb(c)
+    level_of, starts, rank, core_nodes, bottom, bottom_at = gpu_memory.device_climb(c)
     table = gpu_memory.core_table(c, dtype)
     dist = cp.empty(n, dtype=dtype)
     lists = cp.empty(n, dtype=np.int32)
     counts = cp.empty(4, dtype=np.uint32)  # the core's entries; the climb's arcs (8 bytes)
-    word = cp.empty(n, dtype=np.uint64) if dtype.itemsize == 4 else None  # ByWord's
     out = _backend.pinned_empty(n, np.int64)
     tally = _backend.pinned_empty(2, np.uint64)
     args = (
         dist, np.int64(n), np.int64(spec.source), level_of, starts, lists, counts,
         dev.indptr, dev.indices, dev.weights, rank, core_nodes, np.int32(c.n_core),
         0 if table is None else table, levels, n_levels, firsts, heads, tails, weights, bottom,
-        0 if bottom_at is None else bottom_at, unswept, np.int64(unswept.size),
-        0 if word is None else word, _backend.host_pointer(out), np.int64(UNREACHABLE),
+        0 if bottom_at is None else bottom_at, _backend.host_pointer(out), np.int64(UNREACHABLE),
         _backend.host_pointer(tally),
     )  # fmt: skip
     launch_elementwise("phast_tree", dtype, n, args)

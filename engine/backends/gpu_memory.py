@@ -128,11 +128,9 @@ def device_climb(c: Contraction) -> tuple:
     """Kernel ``phast_tree``'s climb, core and last level arguments for ``c`` (uploaded
     once): each node's level (``int32``; 0 the core), the levels' rank ranges (``int64``),
     each node's rank (a core node's is its row of the table), the node of each core rank,
-    the last level the kernel sweeps as it writes the distances out: its first rank (n where
-    the hierarchy has no level below its top) and each of its ranks' first arc in
-    `device_sweep`'s chunks, and one more (``int64``; None where no level is); and the nodes
-    above that level that no chunk writes (``int32``: the core's, and any without arcs
-    down)."""
+    and the last level the kernel sweeps as it writes the distances out: its first rank
+    (n where the hierarchy has no level below its top) and each of its ranks' first arc in
+    `device_sweep`'s chunks, and one more (``int64``; None where no level is)."""
     if c not in _climbs:
         from engine.backends.gpu_phast import arc_starts
 
@@ -142,7 +140,6 @@ def device_climb(c: Contraction) -> tuple:
         if lv.n_levels > 1:
             bottom = int(lv.starts[-2])
             at = cp.asarray(arc_starts(lv.down_ptr)[bottom:])
-        unswept = lv.nodes[:bottom][np.diff(lv.down_ptr[: bottom + 1]) == 0]
         _climbs[c] = (
             cp.asarray(lv.level[lv.rank]),
             cp.asarray(lv.starts),
@@ -150,7 +147,6 @@ def device_climb(c: Contraction) -> tuple:
             cp.asarray(lv.nodes[: c.n_core].astype(np.int32)),
             np.int64(bottom),
             at,
-            cp.asarray(unswept.astype(np.int32)),
         )
     return _climbs[c]
 

@@ -317,45 +317,11 @@ struct SweepAhead {
     }
 };
 
-// Where the sweep reads its tails' distances and writes its heads' (`Rows`):
-// - ByLevel: the distances themselves, every level's final at the grid barrier after it;
-// - ByWord (32-bit distances): each node's final distance also in a word of its own, whose
-//   high half (FINAL) says that it is final, written once. A chunk waits for its own tails'
-//   words only, and no level for the grid: the sweep then takes as long as its longest
-//   chain of arcs down, a round trip of the memory each, not its levels' barriers. A
-//   node's arc from itself reads the distance the climb left it (final before the sweep).
-//   No wait deadlocks: every warp is resident (a cooperative launch) and sweeps its chunks
-//   level by level, so the chunk of the highest level still waiting has final tails.
-template <typename D>
-struct ByLevel {
-    D* dist;
-    __device__ __forceinline__ D read(int t, int) const { return __ldcg(&dist[t]); }
-    __device__ __forceinline__ void write(int h, D v) const { dist[h] = v; }
-    __device__ __forceinline__ void level_done() const { cg::this_grid().sync(); }
-};
-
-constexpr u64 FINAL = 1ull << 32;
-
-struct ByWord {
-    const unsigned* dist;
-    u64* word;
-    __device__ __forceinline__ unsigned read(int t, int h) const {
-        if (t == h) return __ldcg(&dist[h]);
-        u64 x;
-        while (!((x = vload(&word[t])) & FINAL)) __nanosleep(64);
-        return (unsigned)x;
-    }
-    __device__ __forceinline__ void write(int h, unsigned v) const {
-        *(volatile u64*)&word[h] = FINAL | v;
-    }
-    __device__ __forceinline__ void level_done() const {}
-};
-
 // Chunk a0..a1's least d(tail) + w into each head; its first 32 arcs' heads (-1 past its
 // end), tails' distances and weights `h`, `d`, `w` already read.
-template <typename D, typename Rows>
-__device__ __forceinline__ void sweep_chunk(const Rows& rows, long long a0, long long a1, int h,
-                                            D d, unsigned w, const int* heads, const int* tails,
+template <typename D>
+__device__ __forceinline__ void sweep_chunk(D* dist, long long a0, long long a1, int h, D d,
+                                            unsigned w, const int* heads, const int* tails,
                                             const unsigned* weights, int lane) {
     const unsigned ALL = 0xffffffffu;
     int carry_head = -1;  // a node whose arcs go on past these 32
@@ -366,14 +332,14 @@ __device__ __forceinline__ void sweep_chunk(const Rows& rows, long long a0, long
             h = -1;
             if (lane < len) {
                 h = __ldg(&heads[s + lane]);
-                d = rows.read(__ldg(&tails[s + lane]), h);
+                d = __ldcg(&dist[__ldg(&tails[s + lane])]);
                 w = __ldg(&weights[s + lane]);
             }
         }
         D v = inf_of<D>();
         if (lane < len && d != inf_of<D>()) v = (D)(d + (D)w);
         if (carry_head >= 0 && __shfl_sync(ALL, h, 0) != carry_head) {
-            if (lane == 0) rows.write(carry_head, carry);  // it ended with the last 32
+            if (lane == 0) dist[carry_head] = carry;  // it ended with the last 32
         } else if (h == carry_head) {
             v = min(v, carry);
         }
@@ -388,7 +354,7 @@ __device__ __forceinline__ void sweep_chunk(const Rows& rows, long long a0, long
         const bool first = lane < len && (lane == 0 || before != h);
         const int last_head = __shfl_sync(ALL, h, len - 1);
         const bool goes_on = s + 32 < a1 && h == last_head;
-        if (first && !goes_on) rows.write(h, v);
+        if (first && !goes_on) dist[h] = v;
         carry_head = -1;
         if (s + 32 < a1) {  // the last run's least, for the next 32 arcs
             const int leader = __ffs(__ballot_sync(ALL, first && h == last_head)) - 1;
@@ -398,8 +364,8 @@ __device__ __forceinline__ void sweep_chunk(const Rows& rows, long long a0, long
     }
 }
 
-template <typename D, typename Rows>
-__device__ void sweep_levels(const Rows& rows, const long long* levels, int n_levels,
+template <typename D>
+__device__ void sweep_levels(D* dist, const long long* levels, int n_levels,
                              const long long* firsts, const int* heads, const int* tails,
                              const unsigned* weights) {
     const int lane = threadIdx.x % 32;
@@ -421,12 +387,12 @@ __device__ void sweep_levels(const Rows& rows, const long long* levels, int n_le
         h = __ldg(&heads[a0 + lane]), t = __ldg(&tails[a0 + lane]), w = __ldg(&weights[a0 + lane]);
     }
     for (int l = 1; l < n_levels; ++l) {
-        if (l > 1) rows.level_done();
+        if (l > 1) cg::this_grid().sync();
         while (la == l) {
             const long long s0 = a0, s1 = a1;
             const int h0 = h;
             const unsigned w0 = w;
-            const D d0 = h0 >= 0 ? rows.read(t, h0) : inf_of<D>();  // an earlier level's
+            const D d0 = h0 >= 0 ? __ldcg(&dist[t]) : inf_of<D>();  // an earlier level's
             // Ahead, while that distance comes: the next chunk's arcs, the bounds after it.
             la = lb, a0 = b0, a1 = b1;
             h = -1;
@@ -436,7 +402,7 @@ __device__ void sweep_levels(const Rows& rows, const long long* levels, int n_le
             }
             if (lb < n_levels) ahead.next(lb, cb);
             if (lb < n_levels) b0 = __ldg(&firsts[cb]), b1 = __ldg(&firsts[cb + 1]);
-            sweep_chunk<D>(rows, s0, s1, h0, d0, w0, heads, tails, weights, lane);
+            sweep_chunk(dist, s0, s1, h0, d0, w0, heads, tails, weights, lane);
         }
     }
 }
@@ -446,18 +412,15 @@ __global__ void sweep_down(D* dist, const long long* levels, int n_levels,
                            const long long* firsts, const int* heads, const int* tails,
                            const unsigned* weights, const u64* ctl, int if_done) {
     if (if_done && !vload(&ctl[C_DONE])) return;
-    sweep_levels<D>(ByLevel<D>{dist}, levels, n_levels, firsts, heads, tails, weights);
+    sweep_levels(dist, levels, n_levels, firsts, heads, tails, weights);
 }
 
 // Method phast's one tree (engine/backends/gpu.py, phast_tree), on a hierarchy whose core
 // has a distance table (`core_table`): the climb from the source, level by level up, in
 // block 0 (a climb reaches a few nodes a level: PACE NY's 100-230 in all); the core's
 // distances from the core nodes the climb reached and the table; the sweep down
-// (sweep_levels; with 32-bit distances by ByWord, each chunk waiting for its own tails, no
-// barrier between levels: `word` holds n words, `unswept` the n_unswept nodes above the last
-// level that no chunk writes) but for its last level, which the distances' writing into the
-// host's memory sweeps as it goes (those nodes' tails are all above: their rows are final).
-// Node `v` is in
+// (sweep_levels) but for its last level, which the distances' writing into the host's memory
+// sweeps as it goes (those nodes' tails are all above: their rows are final). Node `v` is in
 // level level_of[v] (0: the core; 1: the top), whose ranks starts[l]..starts[l + 1] bound its
 // list of nodes reached. The climb keeps the levels' counts and starts in block 0's shared
 // memory (at most CLIMB_LEVELS levels: the launcher's condition): a level then waits on
@@ -522,19 +485,14 @@ __global__ void phast_tree(D* dist, long long n, long long source, const int* le
                            const D* table, const long long* levels, int n_levels,
                            const long long* firsts, const int* heads, const int* tails,
                            const unsigned* down_weights, long long bottom,
-                           const long long* bottom_at, const int* unswept, long long n_unswept,
-                           u64* word, long long* out, long long unreachable,
+                           const long long* bottom_at, long long* out, long long unreachable,
                            unsigned long long* tally) {
     cg::grid_group grid = cg::this_grid();
     const long long stride = (long long)gridDim.x * blockDim.x;
     const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     // counts: the core nodes the climb reached, then (8-byte aligned) its arcs relaxed.
     unsigned long long* relaxed = (unsigned long long*)&counts[2];
-    constexpr bool by_word = sizeof(D) == 4;  // 64-bit distances leave no bit for FINAL
-    for (long long i = first; i < n; i += stride) {
-        dist[i] = inf_of<D>();
-        if constexpr (by_word) word[i] = 0;
-    }
+    for (long long i = first; i < n; i += stride) dist[i] = inf_of<D>();
     if (first < 4) counts[first] = 0;
     grid.sync();
     if (blockIdx.x == 0) {
@@ -559,34 +517,15 @@ __global__ void phast_tree(D* dist, long long n, long long source, const int* le
         if (best != inf_of<D>()) atomicMin(&dist[core_nodes[v]], best);
     }
     grid.sync();
-    const int swept = n_levels - (bottom < n);
-    if constexpr (by_word) {
-        // The nodes above the last level that no chunk writes (the core's, and any without
-        // arcs down) have their words from their distances, final now.
-        const ByWord rows{dist, word};
-        for (long long k = first; k < n_unswept; k += stride) {
-            const int v = __ldg(&unswept[k]);
-            rows.write(v, __ldcg(&dist[v]));
-        }
-        sweep_levels<D>(rows, levels, swept, firsts, heads, tails, down_weights);
-    } else {
-        sweep_levels<D>(ByLevel<D>{dist}, levels, swept, firsts, heads, tails, down_weights);
-    }
+    sweep_levels(dist, levels, n_levels - (bottom < n), firsts, heads, tails, down_weights);
     grid.sync();
-    const auto final_of = [&](long long v) -> D {  // a node above the last level
-        if constexpr (by_word) return (D)__ldcg(&word[v]);
-        return __ldcg(&dist[v]);
-    };
     for (long long i = first; i < n; i += stride) {
+        D v = __ldcg(&dist[i]);
         const long long r = bottom < n ? core_rank[i] - bottom : -1;
-        D v;
-        if (r < 0) {
-            v = final_of(i);
-        } else {  // the last level's node: its own distance (its own arc, first, skipped)
-            v = __ldcg(&dist[i]);  // and its least d(tail) + w
+        if (r >= 0) {  // the last level's node: its least d(tail) + w, its own arc's first
             const long long a1 = __ldg(&bottom_at[r + 1]);
-            for (long long a = __ldg(&bottom_at[r]) + 1; a < a1; ++a) {
-                const D d = final_of(__ldg(&tails[a]));
+            for (long long a = __ldg(&bottom_at[r]); a < a1; ++a) {
+                const D d = __ldcg(&dist[__ldg(&tails[a])]);
                 if (d != inf_of<D>()) v = min(v, (D)(d + (D)__ldg(&down_weights[a])));
             }
         }
