@@ -178,18 +178,26 @@ def from_scipy(d: np.ndarray) -> np.ndarray:
     return dist
 
 
+def dijkstra_counters(graph: CSRGraph, distances: np.ndarray, target: int | None = None):
+    """What Dijkstra's search from the source of the exact ``distances`` does: it settles
+    every node reached or, with a ``target`` it reaches, every node no farther than the
+    target, and relaxes their arcs once each (`Counters`: ``iterations`` the nodes settled,
+    ``edges_relaxed`` their arcs). The same counts whichever exact search gave the
+    distances, so a search's own result gives SciPy's without running it."""
+    reached = distances != UNREACHABLE
+    settled = reached
+    if target is not None and reached[target]:
+        settled = reached & (distances <= distances[target])
+    deg = np.diff(graph.indptr)
+    return Counters(iterations=int(settled.sum()), edges_relaxed=int(deg[settled].sum()))
+
+
 def _dijkstra(spec: RunSpec) -> tuple[np.ndarray, Counters, int]:
     from scipy.sparse.csgraph import dijkstra
 
     graph = spec.graph
     dist = from_scipy(dijkstra(graph.scipy_matrix(), directed=True, indices=spec.source))
-    reached = dist != UNREACHABLE
-    settled = reached
-    if spec.target is not None and reached[spec.target]:
-        settled = reached & (dist <= dist[spec.target])
-    deg = np.diff(graph.indptr)
-    c = Counters(iterations=int(settled.sum()), edges_relaxed=int(deg[settled].sum()))
-    return dist, c, UNREACHABLE
+    return dist, dijkstra_counters(graph, dist, spec.target), UNREACHABLE
 
 
 def sssp(

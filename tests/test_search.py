@@ -229,6 +229,18 @@ def test_delta_trades_phases_for_work():
     assert small.counters.edges_relaxed == dij.counters.edges_relaxed
 
 
+@property_settings(40)
+@given(n=st.integers(1, 40), **RANDOM_GRAPH, method=st.sampled_from(SEARCHES))
+def test_dijkstras_counts_from_any_exact_search(n, density, max_weight, seed, method):
+    # What SciPy's search does (with a target: up to it), from another method's distances.
+    g = random_graph(np.random.default_rng(seed), n, int(density * n), max_weight=max_weight)
+    exact = sssp(g, 0, method=method, backend="cpu").distances
+    for target in (None, 0, n - 1):
+        dij = sssp(g, 0, method="dijkstra", target=target).counters
+        counted = engine.search.dijkstra_counters(g, exact, target)
+        assert (counted.iterations, counted.edges_relaxed) == (dij.iterations, dij.edges_relaxed)
+
+
 def test_bucketing_takes_most_buckets_from_its_sorted_store(backend):
     # Δ = 1 spreads the far nodes over more buckets than the store's segments, so the last
     # segment (every bucket beyond) is reached and sorted again too.

@@ -135,6 +135,34 @@ def test_scipy_is_timed_until_its_runs_are_long_enough(monkeypatch, enough_s, ru
     assert calls.count("dijkstra") == runs and s.runs[0].reference.elapsed_s > 0
 
 
+@pytest.mark.parametrize("with_target", [False, True])
+def test_scipy_is_counted_not_timed_above_its_size(monkeypatch, with_target):
+    """Above REFERENCE_MAX_NODES SciPy's Dijkstra does not run (it holds the server for
+    seconds on a 16M-node city): its arcs come from the search's exact distances, the same
+    as SciPy's own, where the search went far enough to give them."""
+    calls = []
+    real = engine.sssp
+
+    def counted(graph, source, **options):
+        calls.append(options.get("method"))
+        return real(graph, source, **options)
+
+    monkeypatch.setattr(engine, "sssp", counted)
+    monkeypatch.setattr(state, "REFERENCE_MAX_NODES", 100)
+    s = Session()
+    s.load_graph(GraphChoice())
+    if not with_target:
+        assert s.set_query(target=None)
+    run = s.runs[0]
+    assert "dijkstra" not in calls and run.reference.elapsed_s is None
+    scipy = real(s.loaded.graph, s.source, method="dijkstra", target=s.target)
+    assert run.reference.edges_relaxed in (scipy.counters.edges_relaxed, None)
+    if not with_target:  # a whole search: every node's distance is final
+        assert run.reference.edges_relaxed == scipy.counters.edges_relaxed
+    else:
+        assert run.reference.target_distance == scipy.distances[s.target]
+
+
 def test_compare_runs_two_configurations_in_lockstep(session):
     session.configs[1].param.update(method="delta_stepping", auto_delta=False, delta=4096)
     session.compare = True
@@ -196,7 +224,11 @@ def test_errors_keep_the_previous_graph_and_run(session, data_dir, tmp_path_fact
         assert session.loaded is before_graph and session.runs[0] is before_run
 
 
-def test_unreachable_target_is_refused(data_dir):
+@pytest.mark.parametrize("timed", [True, False])
+def test_unreachable_target_is_refused(data_dir, monkeypatch, timed):
+    # refused by SciPy's distances where it is timed, else by the search's own
+    if not timed:
+        monkeypatch.setattr(state, "REFERENCE_MAX_NODES", 1)
     (data_dir / "two.gr").write_text(TWO_PARTS)
     s = Session()
     assert s.load_path(str(data_dir / "two.gr")), s.error

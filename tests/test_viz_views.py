@@ -9,6 +9,7 @@ import panel as pn
 import pytest
 from bokeh.document import Document
 
+from viz import state
 from viz.cards import Legend, StatsCard
 from viz.charts import ChartsView, Readouts
 from viz.citymap import MapView
@@ -123,6 +124,17 @@ def test_stats_card_compares_with_dijkstra(session):
     assert f"{run.result.counters.iterations:,} in" in text
     assert f"Dijkstra: {run.reference.edges_relaxed:,}" in text
     assert "1.36 km" in text and "min" in text  # route length and travel time
+
+
+def test_stats_and_charts_of_a_graph_too_large_to_time_scipy_on(session, monkeypatch):
+    monkeypatch.setattr(state, "REFERENCE_MAX_NODES", 100)
+    card, charts = StatsCard(session), ChartsView(session)
+    assert session.set_query(source=session.source + 1, target=None)  # a query not yet timed
+    reference = session.runs[0].reference
+    assert reference.elapsed_s is None and reference.edges_relaxed is not None
+    assert "not timed on graphs of over 100 nodes" in card._layout.object
+    assert f"Dijkstra: {reference.edges_relaxed:,}" in card._layout.object
+    assert charts._dijkstra.visible and charts._dijkstra.location == reference.edges_relaxed
 
 
 def test_run_controls_drive_the_config(session):

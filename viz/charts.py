@@ -193,7 +193,10 @@ class ChartsView(RunView):
         self._series.data = run.chart_columns()
         self._sets.title.text = f"Nodes near, far and settled per {run.step_noun}"
         self._phases.data = dict(x=run.phase_starts())
-        self._dijkstra.location = run.reference.edges_relaxed
+        dijkstra = run.reference.edges_relaxed  # None: not known (`viz.runs.Reference`)
+        self._dijkstra.visible = dijkstra is not None
+        if dijkstra is not None:
+            self._dijkstra.location = dijkstra
         self._delta.visible = run.result.adaptive is not None
         rec = run.result.recording
         has_buckets = rec is not None and rec.buckets is not None

@@ -25,10 +25,12 @@ class Settings:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Reference:
-    """SciPy's Dijkstra on the same query: its time and the arcs it relaxes."""
+    """SciPy's Dijkstra on the same query: its time (None: not timed, a graph larger than
+    `viz.state.REFERENCE_MAX_NODES`), the arcs it relaxes (None: not known, a search of such
+    a graph stopped at its target) and the target's distance."""
 
-    elapsed_s: float
-    edges_relaxed: int
+    elapsed_s: float | None
+    edges_relaxed: int | None
     target_distance: int | None
 
 

@@ -47,6 +47,12 @@ RUN_CACHE_SIZE, RUN_CACHE_NODES = 16, 8_000_000
 #: this long: a run of a big graph's is long enough to time once, and its two more runs cost
 #: a 1M-node city's first picture 0.48 s (decisions/0087).
 REFERENCE_RUNS, REFERENCE_ENOUGH_S = 3, 0.2
+#: SciPy's Dijkstra is timed beside the searches of graphs of at most this many nodes. It
+#: holds Python's lock while it runs, 5 s on a 16M-node city (CPU here), which stopped the
+#: server and held back the first picture; on a larger graph its counts come from the
+#: search's own exact distances (`engine.search.dijkstra_counters`), and `frontier bench`
+#: times it.
+REFERENCE_MAX_NODES = 2_000_000
 NETWORKS = tuple(engine.graphs.osm.NETWORKS)
 WEIGHTS = engine.graphs.osm.WEIGHTS
 DIMACS_WEIGHTS = ("file", "unit", "random:1")
@@ -312,7 +318,7 @@ class Session(param.Parameterized):
         settings = Settings(
             result.method, "adaptive" if adaptive else delta, result.batch_size, "auto"
         )
-        reference = self._reference(loaded, source, target)
+        reference = self._reference(loaded, source, target, result)
         run = Run(settings, result, reference, route, route_cost(loaded, route))
         self._runs[(loaded.choice, source, target, settings)] = run
         self._applying = True  # the controls follow the replay; nothing runs yet
@@ -438,7 +444,6 @@ class Session(param.Parameterized):
             self._runs.move_to_end(key)
             return self._runs[key]
         graph = loaded.graph
-        ref = self._reference(loaded, source, target)
         result = engine.sssp(
             graph,
             source,
@@ -449,6 +454,7 @@ class Session(param.Parameterized):
             target=target,
             record=True,
         )
+        ref = self._reference(loaded, source, target, result)
         route = np.zeros(0, dtype=np.int64)
         if target is not None:
             route = np.asarray(result.path_to(target), dtype=np.int64)
@@ -461,23 +467,32 @@ class Session(param.Parameterized):
             self._runs.popitem(last=False)
         return run
 
-    def _reference(self, loaded: LoadedGraph, source: int, target: int | None) -> Reference:
+    def _reference(
+        self, loaded: LoadedGraph, source: int, target: int | None, result: engine.SSSPResult
+    ) -> Reference:
+        """SciPy's Dijkstra on the query of ``result`` (an exact search of it): timed where
+        the graph has at most `REFERENCE_MAX_NODES` nodes, else counted from ``result``
+        (where it is final: a search stopped at its target leaves the nodes beyond as upper
+        bounds). An unreachable target is refused."""
         key = (loaded.choice, source, target)
-        if key not in self._refs:
-            runs = [engine.sssp(loaded.graph, source, method="dijkstra", target=target)]
-            while (
-                len(runs) < REFERENCE_RUNS and sum(r.elapsed_s for r in runs) < REFERENCE_ENOUGH_S
-            ):
-                runs.append(engine.sssp(loaded.graph, source, method="dijkstra", target=target))
-            r = sorted(runs, key=lambda run: run.elapsed_s)[len(runs) // 2]  # the median time
-            dist = None
-            if target is not None:
-                if r.distances[target] == UNREACHABLE:
-                    node_id = loaded.graph.node_ids[target]
-                    msg = f"node {node_id} cannot be reached from the source; pick another target"
-                    raise ParameterError(msg)
-                dist = int(r.distances[target])
-            self._refs[key] = Reference(r.elapsed_s, r.counters.edges_relaxed, dist)
+        if key in self._refs:
+            return self._refs[key]
+        graph, dist = loaded.graph, result.distances
+        if target is not None and dist[target] == UNREACHABLE:
+            node_id = graph.node_ids[target]
+            msg = f"node {node_id} cannot be reached from the source; pick another target"
+            raise ParameterError(msg)
+        to_target = None if target is None else int(dist[target])
+        if graph.n_nodes > REFERENCE_MAX_NODES:
+            counted = target is None or to_target < result.settled_below
+            relaxed = engine.search.dijkstra_counters(graph, dist, target).edges_relaxed
+            self._refs[key] = Reference(None, relaxed if counted else None, to_target)
+            return self._refs[key]
+        runs = [engine.sssp(graph, source, method="dijkstra", target=target)]
+        while len(runs) < REFERENCE_RUNS and sum(r.elapsed_s for r in runs) < REFERENCE_ENOUGH_S:
+            runs.append(engine.sssp(graph, source, method="dijkstra", target=target))
+        r = sorted(runs, key=lambda run: run.elapsed_s)[len(runs) // 2]  # the median time
+        self._refs[key] = Reference(r.elapsed_s, r.counters.edges_relaxed, to_target)
         return self._refs[key]
 
     # ------------------------------------------------------------------------- player
