@@ -74,11 +74,15 @@ def line_pixels(x0, y0, x1, y1) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([c0, cols]), np.concatenate([r0, rows])
 
 
-def road_segments(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray]:
-    """The two end nodes of each road, one per pair of opposite arcs, loops left out."""
-    tails, heads = graph.sources, graph.indices
-    lo, hi = np.minimum(tails, heads), np.maximum(tails, heads)
-    keys = unique(lo.astype(np.int64) * graph.n_nodes + hi)
+def road_segments(graph: CSRGraph, *, xp=np) -> tuple:
+    """The two end nodes of each road, one per pair of opposite arcs, loops left out, in
+    the order of their lower end, then their higher. ``xp``: the array module that finds
+    them (CuPy: on the GPU, from the arcs copied there; a 16M-node city's took 8 s of this
+    2-core server's CPU)."""
+    tails, heads = xp.asarray(graph.sources), xp.asarray(graph.indices)
+    lo, hi = xp.minimum(tails, heads), xp.maximum(tails, heads)
+    keys = lo.astype(np.int64) * graph.n_nodes + hi
+    keys = unique(keys) if xp is np else xp.unique(keys)  # both sort once
     a, b = keys // graph.n_nodes, keys % graph.n_nodes
     keep = a != b
     return a[keep], b[keep]
