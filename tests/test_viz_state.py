@@ -117,45 +117,43 @@ def test_dijkstra_is_offered_for_comparison(session):
     assert run.readout(0)["settled"] == np.count_nonzero(states)
 
 
+@pytest.fixture
+def methods_run(monkeypatch):
+    """The method of every `engine.sssp` call from here on, in order."""
+    calls = []
+    real = engine.sssp
+
+    def counted(graph, source, **options):
+        calls.append(options.get("method"))
+        return real(graph, source, **options)
+
+    monkeypatch.setattr(engine, "sssp", counted)
+    return calls
+
+
 @pytest.mark.parametrize(("enough_s", "runs"), [(0.0, 1), (float("inf"), 3)])
-def test_scipy_is_timed_until_its_runs_are_long_enough(monkeypatch, enough_s, runs):
+def test_scipy_is_timed_until_its_runs_are_long_enough(monkeypatch, methods_run, enough_s, runs):
     """Decision 0087: SciPy's Dijkstra is timed three times (the median shown) on a graph
     where a run is short, once where a run is long enough to time."""
     monkeypatch.setattr(state, "REFERENCE_ENOUGH_S", enough_s)
-    calls = []
-    real = engine.sssp
-
-    def counted(graph, source, **options):
-        calls.append(options.get("method"))
-        return real(graph, source, **options)
-
-    monkeypatch.setattr(engine, "sssp", counted)
     s = Session()
     s.load_graph(GraphChoice())
-    assert calls.count("dijkstra") == runs and s.runs[0].reference.elapsed_s > 0
+    assert methods_run.count("dijkstra") == runs and s.runs[0].reference.elapsed_s > 0
 
 
 @pytest.mark.parametrize("with_target", [False, True])
-def test_scipy_is_counted_not_timed_above_its_size(monkeypatch, with_target):
+def test_scipy_is_counted_not_timed_above_its_size(monkeypatch, methods_run, with_target):
     """Above REFERENCE_MAX_NODES SciPy's Dijkstra does not run (it holds the server for
     seconds on a 16M-node city): its arcs come from the search's exact distances, the same
     as SciPy's own, where the search went far enough to give them."""
-    calls = []
-    real = engine.sssp
-
-    def counted(graph, source, **options):
-        calls.append(options.get("method"))
-        return real(graph, source, **options)
-
-    monkeypatch.setattr(engine, "sssp", counted)
     monkeypatch.setattr(state, "REFERENCE_MAX_NODES", 100)
     s = Session()
     s.load_graph(GraphChoice())
     if not with_target:
         assert s.set_query(target=None)
     run = s.runs[0]
-    assert "dijkstra" not in calls and run.reference.elapsed_s is None
-    scipy = real(s.loaded.graph, s.source, method="dijkstra", target=s.target)
+    assert "dijkstra" not in methods_run and run.reference.elapsed_s is None
+    scipy = engine.search.sssp(s.loaded.graph, s.source, method="dijkstra", target=s.target)
     assert run.reference.edges_relaxed in (scipy.counters.edges_relaxed, None)
     if not with_target:  # a whole search: every node's distance is final
         assert run.reference.edges_relaxed == scipy.counters.edges_relaxed
