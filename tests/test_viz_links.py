@@ -46,6 +46,8 @@ def test_auto_delta_and_no_target_round_trip(session):
         ({"network": "boat"}, "link: network='boat'"),
         ({"source": "123"}, "link: source='123' is not a node of helsinki"),
         ({"graph": "/etc/passwd"}, "only files under"),
+        ({"graph": "city:4:x"}, "'city:4:x' is not a city; write city:NODES"),
+        ({"graph": "city:99000000"}, "city:99000000 has 99,002,500 nodes; at most"),
         ({"delta": "0"}, "link: delta='0' must be an integer ≥ 1"),
         # issue 50: ASCII digits only, and no NUL in a path
         ({"delta": "²"}, "link: delta='²' must be an integer ≥ 1"),
@@ -94,6 +96,15 @@ def test_an_adaptive_delta_round_trips(session):
     assert apply_query(other, _as_panel_gives_them(query)), other.error
     assert other.configs[0].adaptive_delta and other.runs[0].settings.delta == "adaptive"
     assert query_of(other) == query
+
+
+def test_a_link_opens_a_synthetic_city(tmp_path, monkeypatch):
+    monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path))
+    other = Session()
+    assert other.load_graph(GraphChoice())
+    assert apply_query(other, _as_panel_gives_them({"graph": "city:3000:7"})), other.error
+    assert other.loaded.graph.n_nodes >= 3000 and other.loaded.geometry is not None
+    assert query_of(other)["graph"] == "city:3000:7"
 
 
 def test_presentation_mode_round_trips_and_a_bad_value_keeps_the_view(session):

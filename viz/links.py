@@ -143,9 +143,10 @@ def lesson_of(args: dict) -> str | None:
 
 def choice_of(args: dict) -> GraphChoice:
     """The graph a link names (its file, and a coordinates file, must lie under the allowed
-    folders)."""
+    folders; ``helsinki``, ``place:NAME`` and ``city:NODES[:SEED]``, a synthetic city, are no
+    files)."""
     spec = _one(args, "graph", "helsinki")
-    if spec != "helsinki" and not spec.startswith("place:"):
+    if spec != "helsinki" and not spec.startswith(("place:", "city:")):
         spec = checked_path(spec)
     coords = _one(args, "coords", "")
     return GraphChoice(
