@@ -4,9 +4,13 @@ Graphs: ``city``, a seeded 1,000,000-node synthetic city written as ``.gr`` + ``
 (`engine.graphs.synthetic`, seed 19); ``city16m`` and the like, the same at 16M nodes (the
 dashboard takes 24M where a GPU draws the map, 4M elsewhere); ``citypbf`` (and the like),
 the same streets written as an OSM PBF of road ways (`synthetic.write_city_pbf`, read with
-osmnx's rules, network ``all``); and PACE graphs by name, such as ``NE`` (1.5M nodes, no
-coordinates, ``random:1`` weights). A city already written to ``$FRONTIER_CITY_DIR`` (as
-``city16m.gr`` + ``.co``, or ``city1m.osm.pbf``) is read from there.
+osmnx's rules, network ``all``); for ``server`` only, a graph spec ``city:NODES[:SEED]``,
+the synthetic city `engine.load_graph` lays out with no file (cold: laid out; cached: read
+from the cache folder; the dashboard opens it by link, ``?graph=city:16000000``); and PACE
+graphs by name,
+such as ``NE`` (1.5M nodes, no coordinates, ``random:1`` weights). A city already written
+to ``$FRONTIER_CITY_DIR`` (as ``city16m.gr`` + ``.co``, or ``city1m.osm.pbf``) is read from
+there.
 
 ``server`` (no browser; runs on a GPU machine too) measures in one process, per graph:
 - load to first picture, cold (empty cache: parse, CSR, cache, map, the searches of a new
@@ -69,6 +73,8 @@ def rss_mb() -> float:
 def graph_file(name: str, folder: Path) -> tuple[Path, str]:
     """The file of graph ``name`` (a city is written into ``folder`` unless
     ``$FRONTIER_CITY_DIR`` has it) and its weights."""
+    if name.startswith("city:"):  # no file: engine.load_graph lays it out
+        return Path(name), "file"
     city = CITY.fullmatch(name)
     if city:
         from engine.graphs import synthetic
@@ -430,6 +436,8 @@ def main() -> None:
     parser.add_argument("--graphs", nargs="+", default=["city", "NE"])
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    if args.part == "browser" and any(g.startswith("city:") for g in args.graphs):
+        parser.error("the browser part opens graph files: name a city as city16m, not city:N")
     from engine.graphs.io import write_json
 
     with tempfile.TemporaryDirectory() as tmp:
