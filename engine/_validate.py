@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from engine import adaptive as _adaptive
-from engine._errors import NodeNotFoundError, ParameterError
+from engine._errors import GraphTooLargeError, NodeNotFoundError, ParameterError
 from engine.graphs.csr import CSRGraph
 from engine.methods import BACKENDS, METHODS, Method
 
@@ -129,3 +129,20 @@ def nodes(values, graph: CSRGraph, what: str) -> np.ndarray:
         msg = f"{what}: {value} is not a node index of a graph with {graph.n_nodes:,} nodes"
         raise NodeNotFoundError(msg)
     return array.astype(np.int64)
+
+
+def matrices_fit(rows: int, width: int, *, copies: int = 1, advice: str) -> None:
+    """Refuse ``copies`` host matrices of ``rows`` × ``width`` ``int64`` values that need more
+    memory than is free here, before any is allocated (a 1,000-source matrix of a 16M-node
+    city is 128 GB: the process would be killed midway, its work lost); ``advice`` says
+    what to do instead."""
+    from engine.graphs._validate import available_memory
+
+    need, free = 8 * rows * width * copies, available_memory()
+    if need > free:
+        held = "a matrix" if copies == 1 else f"{copies} matrices"
+        msg = (
+            f"{held} of {rows:,} × {width:,} distances would need {need / 2**30:,.1f} GiB, but "
+            f"{free / 2**30:,.1f} GiB is free here; {advice}"
+        )
+        raise GraphTooLargeError(msg)

@@ -118,6 +118,20 @@ def test_bad_input_is_one_line(call, message):
         many_to_many(g, **call)
 
 
+def test_a_matrix_larger_than_the_free_memory_is_refused_first(monkeypatch):
+    # 5 × 400 distances are 16,000 bytes: nothing searched, the caller told what to do
+    monkeypatch.setattr(engine.graphs._validate, "available_memory", lambda: 15_999)
+    searched = []
+    real = batch.sssp
+    monkeypatch.setattr(batch, "sssp", lambda *a, **k: searched.append(a) or real(*a, **k))
+    with pytest.raises(engine.GraphTooLargeError, match=r"a matrix of 5 × 400 distances .*"
+                       "give fewer sources or targets"):  # fmt: skip
+        many_to_many(_awkward_graph(5), [0, 1, 2, 3, 4], method="near_far", backend="cpu")
+    assert not searched
+    streamed = many_to_many(_awkward_graph(5), [0, 1], keep=False, on_chunk=lambda *_: None)
+    assert streamed.dist.size == 0 and searched  # streamed: no matrix held
+
+
 def test_workers_are_bounded_by_the_cores_and_the_sources(monkeypatch):
     """Issue 50: ``workers=3000`` for 3 trees started 3,000 processes; a NumPy integer and a
     generator of sources are taken."""

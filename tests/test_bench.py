@@ -115,3 +115,15 @@ def test_cli_bench_batch_queries(tmp_path, capsys):
     with pytest.raises(SystemExit) as bad:
         main(["bench", "helsinki", "--batch-queries", "0"])
     assert bad.value.code == 2 and "--batch-queries" in capsys.readouterr().err
+
+
+def test_batch_queries_whose_matrices_do_not_fit_are_refused_first(capsys, monkeypatch):
+    # SciPy's matrix and a method's: refused before SciPy or a contraction runs
+    monkeypatch.setattr(engine.graphs._validate, "available_memory", lambda: 2**20)
+    monkeypatch.setattr(engine.contraction, "of", lambda *a, **k: pytest.fail("contracted"))
+    assert main(["bench", "helsinki", "--batch-queries", "64", "--methods", "phast"]) == 2
+    err = capsys.readouterr().err
+    assert "2 matrices of 64 × " in err and "give fewer --batch-queries" in err
+    assert len(err.strip().splitlines()) == 1
+    with pytest.raises(engine.GraphTooLargeError, match="give fewer queries"):
+        benchmark_batch(load_graph("helsinki"), queries=64)

@@ -72,6 +72,10 @@ def run(args) -> int:
     rows = []
     for spec in args.graphs:
         graph = opts.load(args, spec)
+        if args.batch_queries:  # SciPy's matrix and a method's, refused before contracting
+            queries = min(args.batch_queries, graph.n_nodes)
+            advice = "give fewer --batch-queries"
+            _validate.matrices_fit(queries, graph.n_nodes, copies=2, advice=advice)
         opts.contract_for(args, graph, methods)
         if args.batch_queries:
             rows += benchmark_batch(

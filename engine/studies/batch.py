@@ -199,6 +199,9 @@ def many_to_many(
             per_chunk = min(per_chunk, chunk_rows(width, memory_bytes))
     else:
         per_chunk = chunk_rows(width, memory_bytes)
+    if keep and not keep_on_gpu:  # the matrix (and its trees) on the host
+        advice = "give fewer sources or targets (or keep=False and on_chunk: a chunk at a time)"
+        _validate.matrices_fit(len(rows_of), width, advice=advice)
     start = time.perf_counter()
     shape = (len(rows_of), columns.size)
     ready = None  # waits for the host matrix's pages to be touched

@@ -249,6 +249,8 @@ def benchmark_batch(
 
     say = progress or (lambda _line: None)
     starts = np.sort(seeded_sources(graph, queries, seed))
+    # SciPy's matrix and a method's at once, refused before SciPy's hours of work
+    _validate.matrices_fit(len(starts), graph.n_nodes, copies=2, advice="give fewer queries")
     workers = default_workers()
     say(f"{graph.name}: SciPy's Dijkstra from {len(starts):,} sources on {workers} cores")
     reference = many_to_many(graph, starts, method="dijkstra", workers=workers)
