@@ -369,11 +369,13 @@ def from_arcs(
 
 def lightest_arcs(n: int, tails: np.ndarray, heads: np.ndarray, weights: np.ndarray):
     """The arcs sorted by (tail, head), each pair once with its lightest weight: one sort of
-    ``tail * n + head`` keys (``int64`` node indices below ``n``)."""
+    ``tail * n + head`` keys (``int64`` node indices below ``n``). NumPy's stable sort takes
+    the runs a file's arcs come in (by tail, or its ways' order): 3.6 × faster than its
+    default on a 4M-node city's arcs in file order, 1.3 × in random order (decisions/0116)."""
     if not tails.size:
         return tails, heads, weights
     key = tails * n + heads
-    order = np.argsort(key)
+    order = np.argsort(key, kind="stable")
     key = key[order]
     first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     pick = order[first]
