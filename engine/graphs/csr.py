@@ -461,14 +461,17 @@ def load_npz(path) -> CSRGraph:
         return graph_from_arrays(z)
 
 
-def unique(values: np.ndarray) -> np.ndarray:
-    """The sorted distinct values of a 1-D array, as `numpy.unique` gives them, by one sort.
+def unique(values: np.ndarray, *, kind: str = "quicksort") -> np.ndarray:
+    """The sorted distinct values of a 1-D array, as `numpy.unique` gives them, by one sort
+    (NumPy's ``kind``: ``"stable"`` takes the runs the values come in, as a CSR's arc keys
+    do: 4.8 × faster on a 4M-node city's roads, decisions/0116; 1.4–1.8 × slower on random
+    values of 100 to 10,000).
 
     NumPy 2.4's `numpy.unique` takes 10–30 times as long (a hash table it builds first): 0.48
     against 0.015 ms for 100 integers, 1.65 against 0.06 s for a 1M-node city's 3.5 M arc
     keys (decisions/0080). The CPU twin calls it at every iteration.
     """
-    ordered = np.sort(values, axis=None)  # flattened, as numpy.unique does
+    ordered = np.sort(values, axis=None, kind=kind)  # flattened, as numpy.unique does
     if ordered.size < 2:
         return ordered
     keep = np.empty(ordered.size, dtype=bool)

@@ -82,7 +82,8 @@ def road_segments(graph: CSRGraph, *, xp=np) -> tuple:
     tails, heads = xp.asarray(graph.sources), xp.asarray(graph.indices)
     lo, hi = xp.minimum(tails, heads), xp.maximum(tails, heads)
     keys = lo.astype(np.int64) * graph.n_nodes + hi
-    keys = unique(keys) if xp is np else xp.unique(keys)  # both sort once
+    # one sort, of keys in runs (the arcs' rows): NumPy's stable sort takes them
+    keys = unique(keys, kind="stable") if xp is np else xp.unique(keys)
     a, b = keys // graph.n_nodes, keys % graph.n_nodes
     keep = a != b
     return a[keep], b[keep]
