@@ -484,9 +484,10 @@ class Session(param.Parameterized):
             raise ParameterError(msg)
         to_target = None if target is None else int(dist[target])
         if graph.n_nodes > REFERENCE_MAX_NODES:
-            counted = target is None or to_target < result.settled_below
-            relaxed = engine.search.dijkstra_counters(graph, dist, target).edges_relaxed
-            self._refs[key] = Reference(None, relaxed if counted else None, to_target)
+            relaxed = None
+            if target is None or to_target < result.settled_below:  # the counts are final
+                relaxed = engine.search.dijkstra_counters(graph, dist, target).edges_relaxed
+            self._refs[key] = Reference(None, relaxed, to_target)
             return self._refs[key]
         runs = [engine.sssp(graph, source, method="dijkstra", target=target)]
         while len(runs) < REFERENCE_RUNS and sum(r.elapsed_s for r in runs) < REFERENCE_ENOUGH_S:
