@@ -10,7 +10,7 @@ from scipy.spatial import cKDTree
 
 import engine
 from engine.backends import device
-from engine.media.render import line_pixels, road_segments
+from engine.media.render import line_pixels, roads_between
 
 from .raster import RASTER_ABOVE, Rasterizer, gpu_nodes, gpu_roads, png
 
@@ -31,9 +31,9 @@ class Geometry:
         # city's took 13 s of this 2-core server's CPU (decisions/0116).
         drawn_on_gpu = self.rasterized and engine.gpu_available()
         xp = device.cupy() if drawn_on_gpu else np
-        a, b = road_segments(graph, xp=xp)
         x, y = xp.asarray(self.x), xp.asarray(self.y)
         tails, heads = xp.asarray(graph.sources), xp.asarray(graph.indices)
+        a, b = roads_between(tails, heads, graph.n_nodes, xp=xp)
         straight = xp.hypot(x[tails] - x[heads], y[tails] - y[heads])
         w = xp.asarray(graph.weights).astype(np.float64)
         ratios = straight[w > 0] / w[w > 0]
