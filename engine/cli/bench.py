@@ -13,6 +13,7 @@ from engine.studies.bench import (
     BATCH_TABLE,
     ITERATIVE,
     TABLE,
+    batch_fits,
     benchmark,
     benchmark_batch,
     table,
@@ -72,10 +73,8 @@ def run(args) -> int:
     rows = []
     for spec in args.graphs:
         graph = opts.load(args, spec)
-        if args.batch_queries:  # SciPy's matrix and a method's, refused before contracting
-            queries = min(args.batch_queries, graph.n_nodes)
-            advice = "give fewer --batch-queries"
-            _validate.matrices_fit(queries, graph.n_nodes, copies=2, advice=advice)
+        if args.batch_queries:  # refused before the contraction
+            batch_fits(graph, args.batch_queries, advice="give fewer --batch-queries")
         opts.contract_for(args, graph, methods)
         if args.batch_queries:
             rows += benchmark_batch(

@@ -220,6 +220,14 @@ def roofline(graph: CSRGraph, method: str, trees_per_s: float | None) -> dict:
     }
 
 
+def batch_fits(graph: CSRGraph, queries: int, *, advice: str = "give fewer queries") -> None:
+    """Refuse `benchmark_batch` of ``queries`` sources (as many as ``graph`` has nodes at
+    most) where SciPy's matrix and a method's, held at once, would not fit the memory free:
+    before SciPy's hours of work, or a contraction."""
+    rows = min(queries, graph.n_nodes)
+    _validate.matrices_fit(rows, graph.n_nodes, copies=2, advice=advice)
+
+
 def benchmark_batch(
     graph: CSRGraph,
     *,
@@ -248,9 +256,8 @@ def benchmark_batch(
     from engine.studies.batch import default_workers, many_to_many
 
     say = progress or (lambda _line: None)
-    starts = np.sort(seeded_sources(graph, queries, seed))
-    # SciPy's matrix and a method's at once, refused before SciPy's hours of work
-    _validate.matrices_fit(len(starts), graph.n_nodes, copies=2, advice="give fewer queries")
+    starts = np.sort(seeded_sources(graph, queries, seed))  # checks queries
+    batch_fits(graph, len(starts))
     workers = default_workers()
     say(f"{graph.name}: SciPy's Dijkstra from {len(starts):,} sources on {workers} cores")
     reference = many_to_many(graph, starts, method="dijkstra", workers=workers)
