@@ -7,10 +7,9 @@ the same streets written as an OSM PBF of road ways (`synthetic.write_city_pbf`,
 osmnx's rules, network ``all``); for ``server`` only, a graph spec ``city:NODES[:SEED]``,
 the synthetic city `engine.load_graph` lays out with no file (cold: laid out; cached: read
 from the cache folder; the dashboard opens it by link, ``?graph=city:16000000``); and PACE
-graphs by name,
-such as ``NE`` (1.5M nodes, no coordinates, ``random:1`` weights). A city already written
-to ``$FRONTIER_CITY_DIR`` (as ``city16m.gr`` + ``.co``, or ``city1m.osm.pbf``) is read from
-there.
+graphs by name, such as ``NE`` (1.5M nodes, no coordinates, ``random:1`` weights). A city
+already written to ``$FRONTIER_CITY_DIR`` (as ``city16m.gr`` + ``.co``, or
+``city1m.osm.pbf``) is read from there.
 
 ``server`` (no browser; runs on a GPU machine too) measures in one process, per graph:
 - load to first picture, cold (empty cache: parse, CSR, cache, map, the searches of a new
