@@ -87,6 +87,17 @@ def test_map_follows_a_new_graph_and_clicks(session, tmp_path):
     assert session.target == 9
 
 
+def test_the_map_credits_openstreetmap_only_for_its_data(session, tmp_path, monkeypatch):
+    # as the exports do (engine.media.render.osm_data): not under a synthetic city
+    monkeypatch.setenv("FRONTIER_CACHE_DIR", str(tmp_path))
+    view = MapView(session)
+    assert view._note.visible and "OpenStreetMap" in view._note.object
+    assert session.load_graph(GraphChoice("city:3000"))
+    assert session.loaded.geometry is not None and not view._note.visible
+    assert session.load_graph(GraphChoice())
+    assert view._note.visible
+
+
 def test_readouts_and_charts_follow_the_frame(session):
     readouts, charts = Readouts(session), ChartsView(session)
     run = session.runs[0]

@@ -12,6 +12,7 @@ from bokeh.models import ColumnDataSource, LinearColorMapper, Range1d
 from bokeh.plotting import figure
 
 from engine.graphs import osm
+from engine.media.render import osm_data
 
 from . import raster, style
 from ._page import served
@@ -71,6 +72,7 @@ class MapView(RunView):
         loaded = self.session.loaded
         geo = loaded.geometry
         self._graph = loaded.graph
+        self._note.visible = osm_data(loaded.graph)  # the exports' rule
         self._laid_out_before = _frame_size(self._pane.object) or (0, 0)  # the map it replaces
         if geo is None:
             self._layout[0] = self._empty

@@ -41,6 +41,15 @@ _INDEX = {name: k for k, name in enumerate(COLORS)}
 #: far) is never hidden under it, as on the dashboard's map.
 _STATES = ((SETTLED, "settled"), (FAR, "far"), (NEAR, "near"))
 ATTRIBUTION = "Map data © OpenStreetMap contributors"
+
+
+def osm_data(graph: CSRGraph) -> bool:
+    """Whether ``graph`` is OpenStreetMap's data, whose maps carry `ATTRIBUTION`: its weights
+    are lengths or travel times, which only the OSM loaders give (not DIMACS or PACE files,
+    nor a synthetic city)."""
+    return graph.weight_kind in ("length", "travel_time")
+
+
 #: Height of the caption band, in pixels.
 BAND = 66
 
@@ -233,7 +242,7 @@ class MapPainter:
             draw.rectangle((x, y + 3, x + 10, y + 13), fill=_INDEX[node_colour])
             draw.text((x + 15, y), label, fill=_INDEX["text"], font=_font(13))
             x += 30 + int(draw.textlength(label, font=_font(13)))
-        if self.graph.weight_kind in ("length", "travel_time"):  # an OSM graph
+        if osm_data(self.graph):
             width, height = self.size
             font = _font(11)
             w = draw.textlength(ATTRIBUTION, font=font)
