@@ -920,10 +920,10 @@ def test_the_map_is_the_picture(server, browser):
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     _OPEN.append(context)
     shown = context.new_page()
-    shown.goto(server + "?present=1&frame=100000")  # paused at the end: the route is drawn
+    shown.goto(server + "?present=1&frame=100000")  # plays from the start: the route is drawn
     shown.locator(".frontier-map canvas").first.wait_for(timeout=60_000)
     leave = shown.locator(".frontier-present-button button", has_text="Leave")
-    leave.first.wait_for(timeout=30_000)  # the link applied: presentation mode, the last frame
+    leave.first.wait_for(timeout=30_000)  # the link applied: presentation mode
     wait_for(lambda: (shown.evaluate(CITY_IN_BOX) or {}).get("route", 0) > 1, 30)
     shown.wait_for_timeout(1500)
     seen = shown.evaluate(ON_SCREEN)

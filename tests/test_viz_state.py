@@ -8,7 +8,7 @@ import pytest
 import engine
 from engine.recording import FAR, NEAR, SETTLED, UNREACHED
 from viz import files, state
-from viz.state import GraphChoice, RunConfig, Session
+from viz.state import LOOP_HOLD_S, GraphChoice, RunConfig, Session
 
 from .graphs import write_osm_grid
 
@@ -331,8 +331,17 @@ def test_player_follows_the_wall_clock_and_skips_rather_than_queues(session):
     session.loop = True
     session.play(now=0.0)  # from the end, play starts again at 0
     assert session.frame == 0
-    session.tick(now=session.n_frames / 20 + 0.01)
+    session.tick(now=3.0)
+    assert 0 < session.frame < session.n_frames - 1
+    end = session.n_frames / 20 + 50.0  # a tick far too late still shows the end (the route)
+    session.tick(now=end)
+    assert session.frame == session.n_frames - 1 and session.playing
+    session.tick(now=end + LOOP_HOLD_S - 0.01)
+    assert session.frame == session.n_frames - 1  # held
+    session.tick(now=end + LOOP_HOLD_S)
     assert session.frame == 0 and session.playing  # looped
+    session.tick(now=end + LOOP_HOLD_S + session.n_frames / 20 + 0.01)  # on time: held too
+    assert session.frame == session.n_frames - 1
 
 
 def test_run_config_reverts_to_last_good_values():

@@ -64,6 +64,8 @@ METHOD_LABELS = {
 FPS_CHOICES = (5, 8, 10, 20, 30, 60)
 #: Presentation mode's speed: a class can follow each iteration (the player can change it).
 PRESENT_FPS = 8
+#: A loop holds its last frame (the route drawn) this long before it starts again.
+LOOP_HOLD_S = 2.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -541,7 +543,9 @@ class Session(param.Parameterized):
 
     def tick(self, now: float | None = None) -> None:
         """Advance to the frame the wall clock says. A late tick skips frames rather than
-        queueing them, so playback never falls behind."""
+        queueing them, so playback never falls behind; but it never skips the last frame: a
+        loop shows it, held `LOOP_HOLD_S`, before it starts again (a loaded server's late
+        tick went from the middle of the search back to its start, the route never drawn)."""
         if not self.playing or self._clock is None:
             return
         now = time.monotonic() if now is None else now
@@ -549,12 +553,17 @@ class Session(param.Parameterized):
         frame = first + int((now - start) * self.fps)
         last = self.n_frames - 1
         if frame > last:
-            if self.loop and last > 0:
+            if not self.loop or last == 0:
+                frame = last
+                self.pause()
+            elif first != last:  # the end, however late this tick: its hold starts now
+                self._clock = (now, last)
+                frame = last
+            elif now - start >= LOOP_HOLD_S:
                 self._clock = (now, 0)
                 frame = 0
             else:
                 frame = last
-                self.pause()
         if frame != self.frame:
             self.frame = frame
 
