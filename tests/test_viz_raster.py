@@ -403,22 +403,3 @@ def test_node_pixels_are_datashaders():
     ranks = np.array([1, 2, 3, 1, 3, 1, 3, 3], dtype=np.uint8)
     image = r.image(ranks)
     assert (image - (image > raster.ROAD)).tolist() == [[2, 0, 3, 0], [0, 3, 0, 1]]
-
-
-@pytest.mark.gpu
-def test_a_large_maps_roads_and_scale_found_on_the_gpu_equal_numpys(monkeypatch):
-    """Where a GPU draws the map, it finds the roads and the ring's scale too (13 s of a
-    16M-node city's first picture on a CPU): the same segments, ends and scale."""
-    from viz.geometry import Geometry
-
-    graph = synthetic.city(raster.RASTER_ABOVE + 5_000, seed=4)
-    on_gpu = Geometry(graph)
-    assert on_gpu._ends is not None
-    monkeypatch.setattr(engine, "gpu_available", lambda: False)
-    on_cpu = Geometry(graph)
-    assert on_cpu._ends is None and on_cpu.scale > 0
-    assert on_gpu.scale == pytest.approx(on_cpu.scale, rel=1e-12)  # CUDA's hypot: an ulp
-    a, b = road_segments(graph)
-    assert np.array_equal(on_gpu._ends[0].get(), a) and np.array_equal(on_gpu._ends[1].get(), b)
-    for mine, numpys in zip(on_gpu.segments, on_cpu.segments, strict=True):
-        assert np.array_equal(mine, numpys)

@@ -9,8 +9,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 import engine
-from engine.backends import device
-from engine.media.render import line_pixels, roads_between
+from engine.media.render import line_pixels, road_segments
 
 from .raster import RASTER_ABOVE, Rasterizer, gpu_nodes, gpu_roads, png
 
@@ -25,26 +24,20 @@ class Geometry:
 
     def __init__(self, graph: engine.CSRGraph):
         self.x, self.y = graph.mercator
-        #: Whether the map is drawn as server-side images (`viz.raster`) rather than glyphs.
-        self.rasterized = len(self.x) > RASTER_ABOVE
-        # Where a GPU draws the map, it also finds the roads and the scale: a 16M-node
-        # city's took 13 s of this 2-core server's CPU (decisions/0116).
-        drawn_on_gpu = self.rasterized and engine.gpu_available()
-        xp = device.cupy() if drawn_on_gpu else np
-        x, y = xp.asarray(self.x), xp.asarray(self.y)
-        tails, heads = xp.asarray(graph.sources), xp.asarray(graph.indices)
-        a, b = roads_between(tails, heads, graph.n_nodes, xp=xp)
-        straight = xp.hypot(x[tails] - x[heads], y[tails] - y[heads])
-        w = xp.asarray(graph.weights).astype(np.float64)
-        ratios = straight[w > 0] / w[w > 0]
-        self.scale = float(ratios.max()) if ratios.size else 0.0
-        #: each road's end nodes, for `gpu_roads` (a rasterised map's, where a GPU draws it)
-        self._ends = (a.astype(np.int32), b.astype(np.int32)) if drawn_on_gpu else None
-        a, b = (a.get(), b.get()) if drawn_on_gpu else (a, b)
+        tails, heads = graph.sources, graph.indices
+        a, b = road_segments(graph)
         self.segments = (self.x[a], self.y[a], self.x[b], self.y[b])
+        straight = np.hypot(self.x[tails] - self.x[heads], self.y[tails] - self.y[heads])
+        w = graph.weights.astype(np.float64)
+        self.scale = float(np.max(straight[w > 0] / w[w > 0], initial=0.0))
         self.extent = float(np.hypot(np.ptp(self.x), np.ptp(self.y)))
         #: Width ÷ height of the map: the graph's own, kept between square and 2.5 : 1.
         self.aspect = min(max(float(np.ptp(self.x)) / max(float(np.ptp(self.y)), 1.0), 1.0), 2.5)
+        #: Whether the map is drawn as server-side images (`viz.raster`) rather than glyphs.
+        self.rasterized = len(self.x) > RASTER_ABOVE
+        #: each road's end nodes, for `gpu_roads` (a rasterised map's, where a GPU draws it)
+        drawn_on_gpu = self.rasterized and engine.gpu_available()
+        self._ends = (a.astype(np.int32), b.astype(np.int32)) if drawn_on_gpu else None
         self._roads: dict[tuple[str, int], tuple[str, tuple[float, ...]]] = {}
 
     @functools.cached_property

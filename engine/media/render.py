@@ -84,20 +84,12 @@ def line_pixels(x0, y0, x1, y1) -> tuple[np.ndarray, np.ndarray]:
 
 
 def road_segments(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray]:
-    """The two end nodes of each road of ``graph`` (`roads_between` its arcs)."""
-    return roads_between(graph.sources, graph.indices, graph.n_nodes)
-
-
-def roads_between(tails, heads, n_nodes: int, *, xp=np) -> tuple:
-    """The two end nodes of each road among the arcs ``tails`` → ``heads`` (arrays of
-    ``xp``, the array module that finds them: CuPy on the GPU, where a 16M-node city's took
-    milliseconds, not 8 s of this 2-core server's CPU), one per pair of opposite arcs,
-    loops left out, in the order of their lower end, then their higher."""
-    lo, hi = xp.minimum(tails, heads), xp.maximum(tails, heads)
-    keys = lo.astype(np.int64) * n_nodes + hi
+    """The two end nodes of each road, one per pair of opposite arcs, loops left out."""
+    tails, heads = graph.sources, graph.indices
+    lo, hi = np.minimum(tails, heads), np.maximum(tails, heads)
     # one sort, of keys in runs (the arcs' rows): NumPy's stable sort takes them
-    keys = unique(keys, kind="stable") if xp is np else xp.unique(keys)
-    a, b = keys // n_nodes, keys % n_nodes
+    keys = unique(lo.astype(np.int64) * graph.n_nodes + hi, kind="stable")
+    a, b = keys // graph.n_nodes, keys % graph.n_nodes
     keep = a != b
     return a[keep], b[keep]
 
