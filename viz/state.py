@@ -544,8 +544,8 @@ class Session(param.Parameterized):
     def tick(self, now: float | None = None) -> None:
         """Advance to the frame the wall clock says. A late tick skips frames rather than
         queueing them, so playback never falls behind; but it never skips the last frame: a
-        loop shows it, held `LOOP_HOLD_S`, before it starts again (a loaded server's late
-        tick went from the middle of the search back to its start, the route never drawn)."""
+        loop shows it, held `LOOP_HOLD_S`, before it starts again (a route drawn from the
+        last frame only showed for one frame, or for none after a late tick)."""
         if not self.playing or self._clock is None:
             return
         now = time.monotonic() if now is None else now

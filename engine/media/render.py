@@ -16,6 +16,7 @@ import numpy as np
 
 from engine._errors import ParameterError
 from engine.graphs.csr import CSRGraph, unique
+from engine.graphs.osm import WEIGHTS as OSM_WEIGHTS
 from engine.methods import METHODS
 from engine.recording import FAR, NEAR, SETTLED
 from engine.search import SSSPResult
@@ -47,7 +48,7 @@ def osm_data(graph: CSRGraph) -> bool:
     """Whether ``graph`` is OpenStreetMap's data, whose maps carry `ATTRIBUTION`: its weights
     are lengths or travel times, which only the OSM loaders give (not DIMACS or PACE files,
     nor a synthetic city)."""
-    return graph.weight_kind in ("length", "travel_time")
+    return graph.weight_kind in OSM_WEIGHTS
 
 
 #: Height of the caption band, in pixels.
